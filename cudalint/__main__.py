@@ -1,0 +1,3 @@
+from cudalint.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Analyses over the model: geometry, the z3 encoding, barrier intervals, thread pairs."""

@@ -1,0 +1,114 @@
+"""Launch geometry of a kernel: from launch sites, a comment, config or `__launch_bounds__`,
+and the z3 variables and constraints of one thread under it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from cudalint.model import BLOCK, THREAD, FileModel, Kernel, Sym
+from cudalint.symbolic import BITS, bv, to_z3
+
+AXES = ("x", "y", "z")
+MAX_BLOCK = (1024, 1024, 64)
+MAX_GRID = (2**31 - 1, 65535, 65535)
+
+
+@dataclass(frozen=True)
+class Geometry:
+    block: tuple | None  # (x, y, z), None when symbolic
+    grid: tuple | None
+    source: str  # "launch at line 40", "__launch_bounds__(256)", "symbolic", ...
+    max_threads: int = 1024
+
+    def describe(self) -> str:
+        if self.block:
+            b = "x".join(map(str, self.block if self.block[1:] != (1, 1) else self.block[:1]))
+            return f"blockDim=({', '.join(map(str, self.block))}) from {self.source}"
+        return f"symbolic blockDim (at most {self.max_threads} threads, {self.source})"
+
+
+def geometries(model: FileModel, kernel: Kernel, overrides: dict | None = None) -> list[Geometry]:
+    """Every geometry the kernel is launched with in this file, else one symbolic geometry."""
+    if overrides and kernel.qualname in overrides:
+        dims = tuple(overrides[kernel.qualname]) + (1, 1)
+        return [Geometry(tuple(dims[:3]), None, "configuration")]
+    if kernel.block_dim_comment:
+        return [Geometry(kernel.block_dim_comment, None, "a `cudalint: block-dim` comment")]
+    found, symbolic = [], False
+    for launch in model.launches:
+        if launch.kernel != kernel.qualname or (kernel.usr and launch.kernel_usr and launch.kernel_usr != kernel.usr):
+            continue
+        if launch.block is None or any(v is None or v <= 0 for v in launch.block):
+            symbolic = True
+            continue
+        g = Geometry(launch.block, launch.grid, f"the launch at line {launch.loc.line}")
+        if all(g.block != f.block or g.grid != f.grid for f in found):
+            found.append(g)
+    limit = kernel.launch_bounds or 1024
+    source = f"__launch_bounds__({kernel.launch_bounds})" if kernel.launch_bounds else "no constant launch found"
+    if symbolic or not found:
+        found.append(Geometry(None, None, source, limit))
+    return found
+
+
+class Thread:
+    """The z3 variables of one thread (copy `k`) under a geometry.
+
+    Symbols of `scope >= split` get a per-thread copy; wider-shared ones are one variable for all
+    threads (for a block-level question, blockIdx is shared; for a grid-level one it is not).
+    `overrides` pins particular symbols (loop variables in a given iteration) to terms.
+    """
+
+    def __init__(self, k: int, geom: Geometry, split: int, overrides: dict | None = None):
+        self.k, self.geom, self.split = k, geom, split
+        self.overrides = overrides or {}
+        self.cache: dict = {}
+
+    def var(self, s: Sym):
+        if s in self.overrides:
+            return self.overrides[s]
+        if s.name.startswith(("blockDim.", "gridDim.")):
+            dims = self.geom.block if s.name.startswith("blockDim") else self.geom.grid
+            if dims:
+                return bv(dims[AXES.index(s.name[-1])])
+            return z3.BitVec(s.name, BITS)
+        name = f"{s.name}#{self.k}" if s.scope >= self.split else s.name
+        if name not in self.cache:
+            self.cache[name] = z3.BitVec(name, BITS)
+        return self.cache[name]
+
+    def term(self, e):
+        return to_z3(e, self.var)
+
+    def builtin(self, base: str, axis: str):
+        return self.var(Sym(f"{base}.{axis}", THREAD if base == "threadIdx" else BLOCK, "builtin"))
+
+    def constraints(self) -> list:
+        out = []
+        bdim = [self.var(Sym(f"blockDim.{a}", 0, "builtin")) for a in AXES]
+        gdim = [self.var(Sym(f"gridDim.{a}", 0, "builtin")) for a in AXES]
+        for i, a in enumerate(AXES):
+            t, b = self.builtin("threadIdx", a), self.builtin("blockIdx", a)
+            out += [t >= 0, t < bdim[i], b >= 0, b < gdim[i]]
+        if not self.geom.block:
+            out += [z3.And(d >= 1, d <= m) for d, m in zip(bdim, MAX_BLOCK)]
+            out.append(bdim[0] * bdim[1] * bdim[2] <= self.geom.max_threads)
+        if not self.geom.grid:
+            out += [z3.And(d >= 1, d <= m) for d, m in zip(gdim, MAX_GRID)]
+        return out
+
+    def linear_id(self):
+        bdim = [self.var(Sym(f"blockDim.{a}", 0, "builtin")) for a in AXES]
+        t = [self.builtin("threadIdx", a) for a in AXES]
+        return t[0] + t[1] * bdim[0] + t[2] * bdim[0] * bdim[1]
+
+    def describe(self, model) -> str:
+        from cudalint.symbolic import value
+        t = [value(model, self.builtin("threadIdx", a)) for a in AXES]
+        b = [value(model, self.builtin("blockIdx", a)) for a in AXES]
+        s = f"thread ({t[0]},{t[1]},{t[2]})"
+        if self.split <= BLOCK and any(b):
+            s += f" of block ({b[0]},{b[1]},{b[2]})"
+        return s

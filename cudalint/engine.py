@@ -1,0 +1,76 @@
+"""One file through the pipeline (parse, model, rules), and many files through a process pool."""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from cudalint.findings import Finding
+from cudalint.model import Diagnostic, FileModel
+from cudalint.registry import Rule, selected
+from cudalint.settings import Settings
+
+
+@dataclass
+class FileContext:
+    """What a rule sees: the file's model, the settings, and a cache analyses share."""
+    model: FileModel
+    settings: Settings
+    deadline: float
+    cache: dict = field(default_factory=dict)
+    skipped: list = field(default_factory=list)  # (what, why) for --verbose
+
+    def shared(self, key, compute):
+        if key not in self.cache:
+            self.cache[key] = compute()
+        return self.cache[key]
+
+    def out_of_time(self) -> bool:
+        return time.monotonic() > self.deadline
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding]
+    diagnostics: list[Diagnostic]
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    kernels: int = 0
+
+
+def analyze_file(path: str, settings: Settings) -> FileResult:
+    from cudalint.frontend.parse import parse
+    from cudalint.frontend.tu import build_model
+    start = time.monotonic()
+    try:
+        model = build_model(parse(path, settings))
+    except Exception as exc:  # never let one file stop the run
+        return FileResult(path, [], [Diagnostic(path, 0, 0, "error", f"internal error while parsing: {exc!r}")],
+                          [traceback.format_exc()] if settings.verbose else [])
+    ctx = FileContext(model, settings, start + settings.file_budget_s)
+    findings, diags = [], list(model.diagnostics)
+    for rule in selected(settings.select, settings.ignore):
+        try:
+            for f in rule.check(ctx):
+                sev = settings.severities.get(f.rule)
+                findings.append(f.with_(severity=sev) if sev else f)
+        except Exception as exc:
+            diags.append(Diagnostic(path, 0, 0, "error", f"internal error in rule {rule.code}: {exc!r}"))
+            if settings.verbose:
+                ctx.skipped.append((rule.code, traceback.format_exc()))
+    findings = sorted(set(findings), key=Finding.sort_key)
+    notes = [f"{what}: {why}" for what, why in ctx.skipped]
+    return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels))
+
+
+def analyze_all(paths: list[str], settings: Settings, jobs: int = 0) -> list[FileResult]:
+    """Results in the order of `paths`, whatever the job count."""
+    jobs = jobs or min(os.cpu_count() or 1, 8)
+    if jobs <= 1 or len(paths) <= 1:
+        return [analyze_file(p, settings) for p in paths]
+    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
+        return list(pool.map(analyze_file, paths, [settings] * len(paths), chunksize=1))

@@ -1,0 +1,1 @@
+"""The front end: the only package that touches libclang."""

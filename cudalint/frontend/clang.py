@@ -1,0 +1,115 @@
+"""Loading libclang and the few C entry points the Python bindings do not wrap.
+
+Everything that imports `clang.cindex` goes through this module, so the library is configured
+once (before its first use, as the bindings demand) and the ctypes helpers live in one place.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import clang.cindex as ci
+
+# libclang-ng adds `-isystem <bundled libc++ C headers>`, which breaks libstdc++ (`FP_NAN`).
+ci.Config.libcxx_dir = None
+
+KEEP_GOING = 0x200  # CXTranslationUnit_KeepGoing: report every error, keep the AST
+CursorKind = ci.CursorKind
+TypeKind = ci.TypeKind
+Cursor = ci.Cursor
+
+_lib = None
+
+
+def lib():
+    global _lib
+    if _lib is None:
+        _lib = ci.conf.lib
+        _bind("clang_Cursor_Evaluate", [ci.Cursor], ctypes.c_void_p)
+        _bind("clang_EvalResult_getKind", [ctypes.c_void_p], ctypes.c_int)
+        _bind("clang_EvalResult_getAsLongLong", [ctypes.c_void_p], ctypes.c_longlong)
+        _bind("clang_EvalResult_dispose", [ctypes.c_void_p], None)
+        _bind("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int)
+        _bind("clang_getBinaryOperatorKindSpelling", [ctypes.c_int], ci._CXString)
+        _bind("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int)
+        _bind("clang_getUnaryOperatorKindSpelling", [ctypes.c_int], ci._CXString)
+        p = ctypes.POINTER
+        _bind("clang_getFileLocation",
+              [ci.SourceLocation, p(ctypes.c_void_p), p(ctypes.c_uint), p(ctypes.c_uint),
+               p(ctypes.c_uint)], None)
+    return _lib
+
+
+def _bind(name, argtypes, restype):
+    fn = getattr(_lib, name)
+    fn.argtypes, fn.restype = argtypes, restype
+
+
+def version() -> str:
+    fn = ci.conf.lib.clang_getClangVersion
+    fn.restype = ci._CXString
+    return ci._CXString.from_result(fn())
+
+
+def new_index() -> ci.Index:
+    lib()
+    return ci.Index.create()
+
+
+def const_int(cur: ci.Cursor) -> int | None:
+    """The integer value of a constant expression or const variable, else None."""
+    lib()
+    res = _lib.clang_Cursor_Evaluate(cur)
+    if not res:
+        return None
+    try:
+        return _lib.clang_EvalResult_getAsLongLong(res) if _lib.clang_EvalResult_getKind(res) == 1 else None
+    finally:
+        _lib.clang_EvalResult_dispose(res)
+
+
+def operator(cur: ci.Cursor) -> str:
+    """'+', '+=', '<', '*', 'post++' ... for operator cursors."""
+    lib()
+    if cur.kind == CursorKind.UNARY_OPERATOR:
+        kind = _lib.clang_getCursorUnaryOperatorKind(cur)
+        return _UNARY.get(kind) or ci._CXString.from_result(_lib.clang_getUnaryOperatorKindSpelling(kind))
+    kind = _lib.clang_getCursorBinaryOperatorKind(cur)
+    return ci._CXString.from_result(_lib.clang_getBinaryOperatorKindSpelling(kind))
+
+
+# CXUnaryOperatorKind values whose spellings ('++' for both) would lose the prefix/postfix split.
+_UNARY = {1: "post++", 2: "post--", 3: "pre++", 4: "pre--", 5: "&", 6: "*", 7: "+", 8: "-",
+          9: "~", 10: "!"}
+
+
+def file_position(loc: ci.SourceLocation) -> tuple[str | None, int, int]:
+    """(file handle, line, column) where the token is written, even inside a macro argument."""
+    lib()
+    f, line, col, off = ctypes.c_void_p(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
+    _lib.clang_getFileLocation(loc, ctypes.byref(f), ctypes.byref(line), ctypes.byref(col),
+                               ctypes.byref(off))
+    return f.value, line.value, col.value
+
+
+def tokens(cur: ci.Cursor) -> list[str]:
+    """Token spellings of a cursor's range, safe when the range starts inside a macro."""
+    ext, file = cur.extent, cur.extent.start.file
+    if file is None:
+        return []
+    tu = cur.translation_unit
+    rng = ci.SourceRange.from_locations(
+        ci.SourceLocation.from_offset(tu, file, ext.start.offset),
+        ci.SourceLocation.from_offset(tu, file, ext.end.offset))
+    return [t.spelling for t in tu.get_tokens(extent=rng)]
+
+
+def token_objects(cur: ci.Cursor):
+    ext, file = cur.extent, cur.extent.start.file
+    if file is None:
+        return []
+    tu = cur.translation_unit
+    rng = ci.SourceRange.from_locations(
+        ci.SourceLocation.from_offset(tu, file, ext.start.offset),
+        ci.SourceLocation.from_offset(tu, file, ext.end.offset))
+    return list(tu.get_tokens(extent=rng))

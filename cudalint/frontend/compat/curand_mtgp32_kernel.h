@@ -1,0 +1,1 @@
+/* cudalint: empty stand-in; cuRAND is not always installed with the toolkit */

@@ -1,0 +1,892 @@
+"""Kernels as event lists: a symbolic walk of each kernel body, `__device__` helpers inlined.
+
+The walk keeps an environment from local variables to symbolic values (`Expr` for integers,
+`Ptr` for pointers and arrays), records every memory access and barrier with the guard it runs
+under and the loops around it, and never gives up on a construct it does not know: unknown
+values become opaque symbols whose scope (uniform, per block, per thread) is the widest scope of
+what they were computed from.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, replace
+
+from cudalint.frontend.clang import CursorKind as K, TypeKind as T, const_int, file_position, operator, tokens
+from cudalint.model import (BLOCK, THREAD, UNIFORM, Access, Array, Barrier, Const, Kernel, Loc, Loop, Op,
+                            Sym)
+
+BUILTIN_SCOPES = {"threadIdx": THREAD, "blockIdx": BLOCK, "blockDim": UNIFORM, "gridDim": UNIFORM}
+_BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
+                   "__barrier_sync"}
+_ATOMIC = re.compile(r"^atomic[A-Z]\w*$")
+_WARP_VALUE = re.compile(r"^__(shfl|ballot|any|all|reduce|match|activemask)")
+_MAX_INLINE_DEPTH = 8
+_CASTS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR,
+          K.CXX_CONST_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR}
+_PASS = {K.UNEXPOSED_EXPR, K.PAREN_EXPR}
+
+
+@dataclass(frozen=True)
+class Ptr:
+    """A pointer value, or (as an lvalue) the memory it points at: `array` base + byte offset."""
+    array: Array
+    offset: object  # Expr, bytes
+    ptype: object  # clang Type of the pointee
+    cast: bool = False
+    volatile: bool = False
+
+
+class _Return(Exception):
+    pass
+
+
+def _scope(*vals) -> int:
+    return max((v.scope for v in vals if hasattr(v, "scope")), default=UNIFORM)
+
+
+def add(a, b):
+    if isinstance(a, Const) and isinstance(b, Const):
+        return Const(a.value + b.value)
+    if isinstance(b, Const) and b.value == 0:
+        return a
+    if isinstance(a, Const) and a.value == 0:
+        return b
+    return Op.make("+", a, b)
+
+
+def mul(a, b):
+    if isinstance(a, Const) and isinstance(b, Const):
+        return Const(a.value * b.value)
+    if isinstance(b, Const) and b.value == 1:
+        return a
+    if isinstance(a, Const) and a.value == 1:
+        return b
+    return Op.make("*", a, b)
+
+
+def negate(c):
+    return Op.make("!", c)
+
+
+def _strip(c):
+    while c.kind in _PASS:
+        kids = list(c.get_children())
+        if len(kids) != 1:
+            break
+        c = kids[0]
+    return c
+
+
+def _size(t) -> int:
+    s = t.get_canonical().get_size()
+    return s if s > 0 else 0
+
+
+def _align(t) -> int:
+    a = t.get_canonical().get_align()
+    return a if a > 0 else 1
+
+
+def _scalar_elem(t):
+    """Innermost element type and extents of a (possibly multi-dimensional) array type."""
+    dims = []
+    t = t.get_canonical()
+    while t.kind in (T.CONSTANTARRAY, T.INCOMPLETEARRAY):
+        dims.append(t.element_count if t.kind == T.CONSTANTARRAY else 0)
+        t = t.element_type.get_canonical()
+    return t, tuple(dims)
+
+
+def has_attr(c, kind) -> bool:
+    return any(ch.kind == kind for ch in c.get_children())
+
+
+class KernelBuilder:
+    """Walks one kernel (a FUNCTION_DECL with a body) into a `Kernel`."""
+
+    def __init__(self, fn, path: str, source_lines, text_of):
+        self.fn = fn
+        self.path = path
+        self.lines = source_lines
+        self.text_of = text_of
+        self.events: list = []
+        self.loops: dict[int, Loop] = {}
+        self.guard: list = []
+        self.loop_stack: list[int] = []
+        self.via: tuple = ()
+        self.depth = 0
+        self.ids = itertools.count(1)
+        self.returns: list | None = None  # (guard, value) pairs of the helper being inlined
+
+    # ------------------------------------------------------------------ entry
+
+    def build(self, name: str, template_args=(), launch_bounds=None, block_dim_comment=None,
+              is_pattern=False) -> Kernel:
+        env: dict = {}
+        params = []
+        for p in self.fn.get_arguments():
+            params.append(p.spelling)
+            env[p.hash] = self._param_value(p)
+        body = self._body(self.fn)
+        if body is not None:
+            try:
+                self.block(body, env)
+            except _Return:
+                pass
+        return Kernel(name=name, qualname=self.fn.spelling, loc=self.loc(self.fn), params=tuple(params),
+                      events=tuple(self.events), loops=dict(self.loops), launch_bounds=launch_bounds,
+                      block_dim_comment=block_dim_comment, template_args=tuple(template_args),
+                      is_template_pattern=is_pattern, usr=self.fn.get_usr())
+
+    def _param_value(self, p):
+        t = p.type.get_canonical()
+        if t.kind == T.POINTER:
+            pointee = t.get_pointee()
+            arr = Array(p.spelling, "global", _size(pointee), _align(pointee), loc=self.loc(p),
+                        read_only=pointee.is_const_qualified())
+            return Ptr(arr, Const(0), pointee, volatile=pointee.is_volatile_qualified())
+        return Sym(p.spelling, UNIFORM, "param")
+
+    @staticmethod
+    def _body(fn):
+        for ch in fn.get_children():
+            if ch.kind == K.COMPOUND_STMT:
+                return ch
+        return None
+
+    # ------------------------------------------------------------------ helpers
+
+    def loc(self, c) -> Loc:
+        ext = c.extent
+        _, l1, c1 = file_position(ext.start)
+        _, l2, c2 = file_position(ext.end)
+        if l2 < l1 or (l2 == l1 and c2 < c1):
+            l2, c2 = l1, c1
+        return Loc(self.path, l1, c1, l2, c2)
+
+    def fresh(self, what: str, scope: int, c=None) -> Sym:
+        line = c.extent.start.line if c is not None else 0
+        return Sym(f"{what}@{line}#{next(self.ids)}", scope, "value")
+
+    def record(self, ptr: Ptr, kind: str, c, width: int | None = None, align: int | None = None):
+        if ptr is None or not isinstance(ptr, Ptr):
+            return
+        w = width if width is not None else _size(ptr.ptype)
+        if w <= 0:
+            return
+        a = align if align is not None else _align(ptr.ptype)
+        self.events.append(Access(
+            array=ptr.array, offset=ptr.offset, width=w, align=a, kind=kind, loc=self.loc(c),
+            guard=tuple(self.guard), loops=tuple(self.loop_stack), text=self.text_of(c),
+            cast=ptr.cast, volatile=ptr.volatile or ptr.ptype.is_volatile_qualified(), via=self.via,
+            type_name=ptr.ptype.spelling.replace("volatile ", "").replace("const ", "")))
+
+    def truth(self, v):
+        """A value used as a condition."""
+        if isinstance(v, Op) and v.op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||", "!"):
+            return v
+        if isinstance(v, Ptr):
+            return Const(1)
+        if v is None:
+            return self.fresh("cond", THREAD)
+        return Op.make("!=", v, Const(0))
+
+    # ------------------------------------------------------------------ statements
+
+    def block(self, c, env):
+        for ch in c.get_children():
+            self.stmt(ch, env)
+
+    def stmt(self, c, env):
+        k = c.kind
+        if k == K.COMPOUND_STMT:
+            self.block(c, env)
+        elif k == K.DECL_STMT:
+            for d in c.get_children():
+                if d.kind == K.VAR_DECL:
+                    self.var_decl(d, env)
+        elif k == K.IF_STMT:
+            self.if_stmt(c, env)
+        elif k in (K.FOR_STMT, K.WHILE_STMT, K.DO_STMT):
+            self.loop(c, env)
+        elif k == K.RETURN_STMT:
+            kids = list(c.get_children())
+            val = self.expr(kids[0], env) if kids else None
+            if self.returns is not None:
+                self.returns.append((tuple(self.guard), val))
+            raise _Return()
+        elif k in (K.BREAK_STMT, K.CONTINUE_STMT):
+            raise _Return()
+        elif k == K.SWITCH_STMT:
+            kids = list(c.get_children())
+            sel = self.expr(kids[0], env) if kids else None
+            self.guard.append(self.fresh("case", _scope(sel), c))
+            try:
+                for ch in kids[1:]:
+                    self._guarded(ch, env)
+            finally:
+                self.guard.pop()
+        elif k in (K.CASE_STMT, K.DEFAULT_STMT, K.LABEL_STMT):
+            for ch in c.get_children():
+                if ch.kind not in (K.INTEGER_LITERAL, K.DECL_REF_EXPR, K.UNEXPOSED_EXPR):
+                    self._guarded(ch, env)
+        elif k in (K.NULL_STMT, K.GOTO_STMT, K.ASM_STMT, K.MS_ASM_STMT):
+            pass
+        elif c.kind.is_expression() or k == K.UNEXPOSED_STMT:
+            self.expr(c, env)
+
+    def _guarded(self, c, env):
+        """A statement whose early exit ends only itself (switch cases)."""
+        depth = len(self.guard)
+        try:
+            self.stmt(c, env)
+        except _Return:
+            pass
+        del self.guard[depth:]
+
+    def var_decl(self, d, env):
+        t = d.type.get_canonical()
+        kids = [ch for ch in d.get_children() if ch.kind not in (K.TYPE_REF, K.NAMESPACE_REF, K.TEMPLATE_REF)
+                and not ch.kind.is_attribute()]
+        shared = has_attr(d, K.CUDASHARED_ATTR)
+        if t.kind in (T.CONSTANTARRAY, T.INCOMPLETEARRAY) or shared:
+            env[d.hash] = self.array_value(d, "shared" if shared else "local")
+            for ch in kids:  # initialiser lists of local arrays
+                if ch.kind == K.INIT_LIST_EXPR:
+                    self.expr(ch, env)
+            return
+        init = kids[-1] if kids else None
+        if t.kind == T.LVALUEREFERENCE and init is not None:
+            env[d.hash] = self.lvalue(init, env)
+            return
+        env[d.hash] = self.expr(init, env) if init is not None else self.fresh(d.spelling, UNIFORM, d)
+
+    def array_value(self, d, space):
+        t = d.type.get_canonical()
+        elem, dims = _scalar_elem(t)
+        arr = Array(d.spelling, space, _size(elem), _align(elem), dims=dims,
+                    dynamic=t.kind == T.INCOMPLETEARRAY, loc=self.loc(d))
+        inner = t.element_type if t.kind in (T.CONSTANTARRAY, T.INCOMPLETEARRAY) else t
+        return Ptr(arr, Const(0), inner, volatile=t.is_volatile_qualified() or inner.is_volatile_qualified())
+
+    def if_stmt(self, c, env):
+        kids = [ch for ch in c.get_children()]
+        if len(kids) == 4 or (len(kids) == 3 and kids[0].kind == K.DECL_STMT):
+            self.stmt(kids[0], env)
+            kids = kids[1:]
+        cond = self.truth(self.expr(kids[0], env))
+        then_env, else_env = dict(env), dict(env)
+        then_exits = self._branch(kids[1], then_env, cond)
+        else_exits = self._branch(kids[2], else_env, negate(cond)) if len(kids) > 2 else False
+        if then_exits and else_exits:
+            raise _Return()
+        if then_exits:
+            env.clear()
+            env.update(else_env)
+            self.guard.append(negate(cond))
+        elif else_exits:
+            env.clear()
+            env.update(then_env)
+            self.guard.append(cond)
+        else:
+            self.merge(env, then_env, else_env, cond)
+
+    def _branch(self, c, env, cond) -> bool:
+        """Run a branch under `cond`; True when it always leaves (return/break/continue)."""
+        depth = len(self.guard)
+        self.guard.append(cond)
+        try:
+            self.stmt(c, env)
+            return False
+        except _Return:
+            return True
+        finally:
+            del self.guard[depth:]
+
+    def merge(self, env, a, b, cond):
+        for key in set(a) | set(b):
+            va, vb = a.get(key), b.get(key)
+            if va is vb or va == vb:
+                env[key] = va
+            elif isinstance(va, Ptr) and isinstance(vb, Ptr) and va.array == vb.array:
+                env[key] = replace(va, offset=Op.make("ite", cond, va.offset, vb.offset))
+            elif va is not None and vb is not None and not isinstance(va, Ptr) and not isinstance(vb, Ptr):
+                env[key] = Op.make("ite", cond, va, vb)
+            else:
+                env[key] = va if va is not None else vb
+
+    # ------------------------------------------------------------------ loops
+
+    def loop(self, c, env):
+        init, cond, inc, body = self._loop_parts(c)
+        if init is not None:
+            self.stmt(init, env)
+        loop_id = next(self.ids)
+        assigned = _assigned_vars(c)
+        induction = _induction(inc, body, cond)
+        var_sym = None
+        step_op = step = None
+        start = None
+        inner = dict(env)
+        for key, name in assigned.items():
+            old = env.get(key)
+            if isinstance(old, Ptr):
+                inner[key] = replace(old, offset=self.fresh(name, THREAD, c))
+                continue
+            if induction and key == induction[0]:
+                step_op = induction[1]
+                step = self.expr(induction[2], env) if induction[2] is not None else Const(1)
+                start = old if old is not None else self.fresh(name, UNIFORM, c)
+                scope = _scope(start, step)
+                var_sym = Sym(f"{name}@{c.extent.start.line}", scope, "loop")
+                inner[key] = var_sym
+            else:
+                inner[key] = self.fresh(name, THREAD if old is None else max(_scope(old), BLOCK), c)
+        first_event = len(self.events)
+        depth = len(self.guard)
+        self.loop_stack.append(loop_id)
+        cond_e = None
+        try:
+            if c.kind != K.DO_STMT and cond is not None:
+                cond_e = self.truth(self.expr(cond, inner))
+                self.guard.append(cond_e)
+            try:
+                if body is not None:
+                    self.stmt(body, inner)
+                if inc is not None:
+                    self.expr(inc, inner)
+                if c.kind == K.DO_STMT and cond is not None:
+                    cond_e = self.truth(self.expr(cond, inner))
+            except _Return:
+                pass
+        finally:
+            self.loop_stack.pop()
+            del self.guard[depth:]
+        inside = self.events[first_event:]
+        self.loops[loop_id] = Loop(
+            id=loop_id, var=var_sym, init=start, step_op=step_op, step=step, cond=cond_e,
+            has_block_barrier=any(isinstance(e, Barrier) and e.kind == "block" for e in inside),
+            has_warp_barrier=any(isinstance(e, Barrier) for e in inside), loc=self.loc(c))
+        for key, name in assigned.items():  # values after the loop are unknown
+            old = inner.get(key)
+            if isinstance(old, Ptr):
+                env[key] = old
+            else:
+                env[key] = self.fresh(name, _scope(old) if old is not None else THREAD, c)
+
+    def _loop_parts(self, c):
+        kids = list(c.get_children())
+        if c.kind == K.WHILE_STMT:
+            return None, kids[0] if len(kids) > 1 else None, None, kids[-1] if kids else None
+        if c.kind == K.DO_STMT:
+            return None, kids[1] if len(kids) > 1 else None, None, kids[0] if kids else None
+        # FOR_STMT: libclang omits empty parts, so place children by the `;` inside the parens.
+        toks = list(c.translation_unit.get_tokens(extent=c.extent))
+        semis, depth = [], 0
+        for tk in toks:
+            s = tk.spelling
+            if s == "(":
+                depth += 1
+            elif s == ")":
+                depth -= 1
+                if depth == 0:
+                    close = tk.extent.start.offset
+                    break
+            elif s == ";" and depth == 1:
+                semis.append(tk.extent.start.offset)
+        else:
+            close = None
+        if len(semis) < 2 or close is None:
+            return None, None, None, kids[-1] if kids else None
+        init = cond = inc = body = None
+        for ch in kids:
+            start = ch.extent.start.offset
+            if start > close:
+                body = ch
+            elif start < semis[0]:
+                init = ch
+            elif start < semis[1]:
+                cond = ch
+            else:
+                inc = ch
+        return init, cond, inc, body
+
+    # ------------------------------------------------------------------ expressions
+
+    def expr(self, c, env):
+        k = c.kind
+        if k in _PASS:
+            kids = list(c.get_children())
+            if not kids:
+                v = const_int(c)
+                return Const(v) if v is not None else self.fresh("default", UNIFORM, c)
+            if len(kids) == 1:
+                return self.expr(kids[0], env)
+            vals = [self.expr(ch, env) for ch in kids]
+            return vals[-1]
+        if k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.CXX_BOOL_LITERAL_EXPR):
+            v = const_int(c)
+            return Const(v) if v is not None else self.fresh("lit", UNIFORM, c)
+        if k in (K.FLOATING_LITERAL, K.STRING_LITERAL):
+            return self.fresh("lit", UNIFORM, c)
+        if k in (K.CXX_NULL_PTR_LITERAL_EXPR, K.GNU_NULL_EXPR):
+            return Const(0)
+        if k == K.DECL_REF_EXPR:
+            return self.decl_ref(c, env)
+        if k == K.MEMBER_REF_EXPR:
+            return self.member(c, env)
+        if k == K.BINARY_OPERATOR:
+            return self.binary(c, env)
+        if k == K.COMPOUND_ASSIGNMENT_OPERATOR:
+            return self.assign(c, env, operator(c)[:-1])
+        if k == K.UNARY_OPERATOR:
+            return self.unary(c, env)
+        if k == K.ARRAY_SUBSCRIPT_EXPR:
+            return self.load(self.lvalue(c, env), c)
+        if k == K.CONDITIONAL_OPERATOR:
+            kids = list(c.get_children())
+            cond = self.truth(self.expr(kids[0], env))
+            self.guard.append(cond)
+            a = self.expr(kids[1], env)
+            self.guard[-1] = negate(cond)
+            b = self.expr(kids[2], env)
+            self.guard.pop()
+            if isinstance(a, Ptr) and isinstance(b, Ptr) and a.array == b.array:
+                return replace(a, offset=Op.make("ite", cond, a.offset, b.offset))
+            if isinstance(a, Ptr) or isinstance(b, Ptr) or a is None or b is None:
+                return None
+            return Op.make("ite", cond, a, b)
+        if k in _CASTS:
+            return self.cast(c, env)
+        if k == K.CALL_EXPR:
+            return self.call(c, env)
+        if k == K.CXX_UNARY_EXPR:  # sizeof / alignof
+            v = const_int(c)
+            return Const(v) if v is not None else self.fresh("sizeof", UNIFORM, c)
+        if k == K.INIT_LIST_EXPR:
+            for ch in c.get_children():
+                self.expr(ch, env)
+            return None
+        if k == K.CXX_THIS_EXPR:
+            return None
+        vals = [self.expr(ch, env) for ch in c.get_children() if ch.kind.is_expression()]
+        return self.fresh("expr", _scope(*vals) if vals else THREAD, c)
+
+    def load(self, lv, c):
+        if not isinstance(lv, Ptr):
+            return lv if not isinstance(lv, tuple) else None
+        t = lv.ptype.get_canonical()
+        if t.kind in (T.CONSTANTARRAY, T.INCOMPLETEARRAY):  # array-to-pointer decay, no load
+            return replace(lv, ptype=t.element_type)
+        self.record(lv, "read", c)
+        if t.kind == T.POINTER:
+            return None  # a pointer loaded from memory: where it points is unknown
+        return self.fresh(lv.array.name, _scope(lv.offset) if lv.array.space != "local" else THREAD, c)
+
+    def decl_ref(self, c, env):
+        ref = c.referenced
+        name = c.spelling
+        if ref is None:
+            return self.fresh(name or "ref", THREAD, c)
+        if name == "warpSize":
+            return Const(32)
+        if ref.hash in env:
+            return env[ref.hash]
+        rk = ref.kind
+        if rk == K.ENUM_CONSTANT_DECL:
+            return Const(ref.enum_value)
+        if rk == K.TEMPLATE_NON_TYPE_PARAMETER:
+            v = const_int(c)
+            return Const(v) if v is not None else Sym(name, UNIFORM, "param")
+        if rk == K.VAR_DECL:
+            t = ref.type.get_canonical()
+            if t.is_const_qualified() and t.kind not in (T.CONSTANTARRAY, T.INCOMPLETEARRAY):
+                v = const_int(c)
+                if v is not None:
+                    return Const(v)
+            space = ("shared" if has_attr(ref, K.CUDASHARED_ATTR) else
+                     "constant" if has_attr(ref, K.CUDACONSTANT_ATTR) else
+                     "global" if has_attr(ref, K.CUDADEVICE_ATTR) else None)
+            if space is not None:
+                if t.kind in (T.CONSTANTARRAY, T.INCOMPLETEARRAY):
+                    val = self.array_value(ref, space)
+                else:  # a scalar global: a one-element array
+                    arr = Array(ref.spelling, space, _size(t), _align(t), loc=self.loc(ref))
+                    val = Ptr(arr, Const(0), ref.type)
+                env[ref.hash] = val
+                return val
+            v = const_int(c)
+            if v is not None:
+                return Const(v)
+        return self.fresh(name, UNIFORM if rk in (K.FUNCTION_DECL,) else THREAD, c)
+
+    def member(self, c, env):
+        kids = list(c.get_children())
+        base = _strip(kids[0]) if kids else None
+        if base is not None and base.kind == K.DECL_REF_EXPR and base.spelling in BUILTIN_SCOPES:
+            field = c.spelling or (tokens(c)[-1:] or ["x"])[0]
+            return Sym(f"{base.spelling}.{field}", BUILTIN_SCOPES[base.spelling], "builtin")
+        lv = self.lvalue(c, env)
+        if isinstance(lv, Ptr):
+            return self.load(lv, c)
+        if base is not None:
+            bv = self.expr(base, env) if not isinstance(lv, tuple) else None
+            return self.fresh(c.spelling or "member", _scope(bv) if bv is not None else THREAD, c)
+        return self.fresh("member", THREAD, c)
+
+    def binary(self, c, env):
+        op = operator(c)
+        kids = list(c.get_children())
+        if len(kids) != 2:
+            return self.fresh("binop", THREAD, c)
+        if op == "=":
+            return self.assign(c, env, None)
+        if op == ",":
+            self.expr(kids[0], env)
+            return self.expr(kids[1], env)
+        a = self.expr(kids[0], env)
+        if op in ("&&", "||"):
+            ca = self.truth(a)
+            self.guard.append(ca if op == "&&" else negate(ca))
+            b = self.expr(kids[1], env)
+            self.guard.pop()
+            return Op.make(op, ca, self.truth(b))
+        b = self.expr(kids[1], env)
+        return self.arith(op, a, b, kids, c)
+
+    def arith(self, op, a, b, kids, c):
+        if isinstance(a, Ptr) and op in ("+", "-") and not isinstance(b, Ptr):
+            b = b if b is not None else self.fresh("off", THREAD, c)
+            delta = mul(b, Const(_size(a.ptype) or 1))
+            return replace(a, offset=add(a.offset, delta) if op == "+" else Op.make("-", a.offset, delta))
+        if isinstance(b, Ptr) and op == "+" and not isinstance(a, Ptr):
+            return self.arith("+", b, a, kids, c)
+        if isinstance(a, Ptr) and isinstance(b, Ptr):
+            if op == "-" and a.array == b.array:
+                return Op.make("/", Op.make("-", a.offset, b.offset), Const(_size(a.ptype) or 1))
+            return self.fresh("ptrcmp", _scope(a.offset, b.offset), c)
+        if a is None or b is None or isinstance(a, Ptr) or isinstance(b, Ptr):
+            return self.fresh("val", _scope(a, b) if a is not None and b is not None else THREAD, c)
+        if op in ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==", "!="):
+            if op == "+":
+                return add(a, b)
+            if op == "*":
+                return mul(a, b)
+            if isinstance(a, Const) and isinstance(b, Const) and op in ("-",):
+                return Const(a.value - b.value)
+            return Op.make(op, a, b)
+        return self.fresh("val", _scope(a, b), c)
+
+    def assign(self, c, env, op):
+        kids = list(c.get_children())
+        if len(kids) != 2:
+            return None
+        rhs = self.expr(kids[1], env)
+        return self.store(kids[0], env, op, rhs, c)
+
+    def store(self, target, env, op, rhs, c):
+        """`target op= rhs` (plain assignment when op is None); returns the new value."""
+        t = _strip(target)
+        if t.kind == K.DECL_REF_EXPR and t.referenced is not None and t.referenced.hash in env \
+                and not isinstance(env[t.referenced.hash], tuple):
+            key = t.referenced.hash
+            cur = env[key]
+            if t.referenced.type.kind == T.LVALUEREFERENCE and isinstance(cur, Ptr):
+                return self._mem_store(cur, op, rhs, c)
+            new = rhs if op is None else self.arith(op, cur, rhs, [], c)
+            env[key] = new
+            return new
+        lv = self.lvalue(target, env)
+        if isinstance(lv, Ptr):
+            return self._mem_store(lv, op, rhs, c)
+        if t.kind == K.DECL_REF_EXPR and t.referenced is not None:  # a variable first seen here
+            env[t.referenced.hash] = rhs if op is None else self.fresh(t.spelling, THREAD, c)
+        return rhs
+
+    def _mem_store(self, lv, op, rhs, c):
+        if op is not None:
+            self.record(lv, "read", c)
+        self.record(lv, "write", c)
+        return rhs if op is None else self.fresh(lv.array.name, THREAD, c)
+
+    def unary(self, c, env):
+        op = operator(c)
+        kids = list(c.get_children())
+        if not kids:
+            return None
+        if op in ("pre++", "pre--", "post++", "post--"):
+            return self.store(kids[0], env, "+" if "++" in op else "-", Const(1), c)
+        if op == "&":
+            lv = self.lvalue(kids[0], env)
+            return lv if isinstance(lv, Ptr) else None
+        if op == "*":
+            return self.load(self.lvalue(c, env), c)
+        v = self.expr(kids[0], env)
+        if isinstance(v, Ptr) or v is None:
+            return self.fresh("val", THREAD, c) if op != "!" else Const(0)
+        if op == "-":
+            return Const(-v.value) if isinstance(v, Const) else Op.make("-", Const(0), v)
+        if op == "+":
+            return v
+        if op == "!":
+            return negate(self.truth(v))
+        if op == "~":
+            return Op.make("~", v)
+        return self.fresh("val", _scope(v), c)
+
+    def cast(self, c, env):
+        kids = [ch for ch in c.get_children() if ch.kind != K.TYPE_REF and ch.kind.is_expression()]
+        if not kids:
+            return self.fresh("cast", THREAD, c)
+        v = self.expr(kids[-1], env)
+        target = c.type.get_canonical()
+        if isinstance(v, Ptr) and target.kind == T.POINTER:
+            pointee = target.get_pointee()
+            wider = _align(pointee) > _align(v.ptype) or v.cast
+            return replace(v, ptype=pointee, cast=wider,
+                           volatile=v.volatile or pointee.is_volatile_qualified())
+        if isinstance(v, Ptr):
+            return None if target.kind not in (T.POINTER,) else v
+        return v
+
+    # ------------------------------------------------------------------ lvalues
+
+    def lvalue(self, c, env):
+        """The memory location an lvalue expression designates (a Ptr), or None."""
+        c = _strip(c)
+        k = c.kind
+        if k == K.ARRAY_SUBSCRIPT_EXPR:
+            kids = list(c.get_children())
+            if len(kids) != 2:
+                return None
+            base = self.expr(kids[0], env)
+            idx = self.expr(kids[1], env)
+            if isinstance(idx, Ptr):  # 3[a]
+                base, idx = idx, base
+            if not isinstance(base, Ptr):
+                return None
+            idx = idx if idx is not None else self.fresh("idx", THREAD, c)
+            elem = base.ptype
+            return replace(base, offset=add(base.offset, mul(idx, Const(_size(elem) or 1))), ptype=elem)
+        if k == K.UNARY_OPERATOR and operator(c) == "*":
+            kids = list(c.get_children())
+            p = self.expr(kids[0], env) if kids else None
+            return p if isinstance(p, Ptr) else None
+        if k == K.MEMBER_REF_EXPR:
+            kids = list(c.get_children())
+            if not kids:
+                return None
+            base_c = kids[0]
+            arrow = base_c.type.get_canonical().kind == T.POINTER
+            base = self.expr(base_c, env) if arrow else self.lvalue(base_c, env)
+            if not isinstance(base, Ptr):
+                return None
+            off = self._field_offset(base.ptype, c.spelling)
+            if off is None:
+                return None
+            return replace(base, offset=add(base.offset, Const(off)), ptype=c.type)
+        if k == K.DECL_REF_EXPR:
+            ref = c.referenced
+            if ref is not None:
+                v = env.get(ref.hash)
+                if isinstance(v, Ptr) and ref.type.get_canonical().kind == T.LVALUEREFERENCE:
+                    return v
+                if v is None and ref.kind == K.VAR_DECL and (has_attr(ref, K.CUDASHARED_ATTR) or has_attr(
+                        ref, K.CUDADEVICE_ATTR) or has_attr(ref, K.CUDACONSTANT_ATTR)):
+                    v = self.decl_ref(c, env)
+                    if isinstance(v, Ptr) and ref.type.get_canonical().kind not in (T.CONSTANTARRAY, T.INCOMPLETEARRAY):
+                        return v
+            return ("var", c.spelling)
+        if k == K.CALL_EXPR:
+            v = self.call(c, env)
+            return v if isinstance(v, Ptr) else None
+        return None
+
+    @staticmethod
+    def _field_offset(t, name):
+        t = t.get_canonical()
+        if not name:
+            return None
+        bits = t.get_offset(name)
+        return bits // 8 if bits is not None and bits >= 0 else None
+
+    # ------------------------------------------------------------------ calls
+
+    def call(self, c, env):
+        name = c.spelling
+        kids = list(c.get_children())
+        args = list(c.get_arguments())
+        if name in _BLOCK_BARRIERS:
+            for a in args:
+                self.expr(a, env)
+            self._barrier("block", None, c)
+            return self.fresh("sync", BLOCK, c)
+        if name == "__syncwarp":
+            mask = self.expr(args[0], env) if args and args[0].extent.start.file else Const(0xFFFFFFFF)
+            self._barrier("warp", mask if not isinstance(mask, Ptr) else None, c)
+            return None
+        if name == "sync" and kids and kids[0].kind == K.MEMBER_REF_EXPR:
+            obj = list(kids[0].get_children())
+            otype = obj[0].type.spelling if obj else ""
+            if "thread_block_tile" in otype or "coalesced_group" in otype:
+                self._barrier("warp", None, c)
+                return None
+            if "thread_block" in otype or "grid_group" in otype:
+                self._barrier("block", None, c)
+                return None
+        if name == "sync" and args and "thread_block" in args[0].type.spelling:  # cg::sync(block)
+            self._barrier("block", None, c)
+            return None
+        if _ATOMIC.match(name or "") and args:
+            target = self.expr(args[0], env)
+            vals = [self.expr(a, env) for a in args[1:]]
+            if isinstance(target, Ptr):
+                self.record(target, "atomic", c)
+            return self.fresh(name, THREAD, c)
+        if name in ("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv") and args:
+            p = self.expr(args[0], env)
+            if isinstance(p, Ptr):
+                self.record(p, "read", c)
+                return self.fresh(p.array.name, _scope(p.offset), c)
+            return self.fresh(name, THREAD, c)
+        if name in ("min", "max", "umin", "umax", "llmin", "llmax") and len(args) == 2:
+            a, b = self.expr(args[0], env), self.expr(args[1], env)
+            if a is None or b is None or isinstance(a, Ptr) or isinstance(b, Ptr):
+                return self.fresh(name, THREAD, c)
+            return Op.make(name.lstrip("ul") if name.startswith(("u", "ll")) else name, a, b)
+        if name.startswith("operator"):
+            return self.operator_call(c, env, name, kids)
+        ref = c.referenced
+        if ref is not None and ref.kind in (K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE):
+            target = ref.get_definition() or ref
+            body = self._body(target) if target is not None else None
+            if body is not None and not target.location.is_in_system_header \
+                    and self.depth < _MAX_INLINE_DEPTH and ref.kind != K.CXX_METHOD:
+                return self.inline(target, body, args, env, c)
+        if ref is not None and ref.kind == K.CONSTRUCTOR or (c.type.spelling == name and name):
+            vals = [self.expr(a, env) for a in args] or [self.expr(ch, env) for ch in kids]
+            return self.fresh(name or "ctor", _scope(*[v for v in vals if v is not None]), c)
+        vals = [self.expr(a, env) for a in args]
+        if kids and kids[0].kind == K.MEMBER_REF_EXPR:  # obj.method(...)
+            obj = list(kids[0].get_children())
+            if obj:
+                vals.append(self.expr(obj[0], env))
+        scope = THREAD if _WARP_VALUE.match(name or "") else _scope(*[v for v in vals if v is not None])
+        return self.fresh(name or "call", scope, c)
+
+    def operator_call(self, c, env, name, kids):
+        operands = [ch for ch in kids if not (_strip(ch).kind == K.DECL_REF_EXPR and
+                                              _strip(ch).spelling.startswith("operator"))]
+        if name == "operator=" and len(operands) == 2:
+            rhs = self.expr(operands[1], env)
+            return self.store(operands[0], env, None, rhs, c)
+        if name in ("operator+=", "operator-=", "operator*=", "operator/=") and len(operands) == 2:
+            rhs = self.expr(operands[1], env)
+            lv = self.lvalue(operands[0], env)
+            if isinstance(lv, Ptr):
+                return self._mem_store(lv, name[-2], rhs, c)
+            return self.fresh("op", THREAD, c)
+        vals = [self.expr(o, env) for o in operands]
+        return self.fresh("op", _scope(*[v for v in vals if v is not None]), c)
+
+    def inline(self, fn, body, args, env, c):
+        if self.depth >= _MAX_INLINE_DEPTH or any(fn.hash == h for h in getattr(self, "_stack", ())):
+            return self.fresh(fn.spelling, THREAD, c)
+        callee_env: dict = {}
+        params = list(fn.get_arguments())
+        for p, a in zip(params, args):
+            if p.type.get_canonical().kind == T.LVALUEREFERENCE:
+                lv = self.lvalue(a, env)
+                callee_env[p.hash] = lv if isinstance(lv, Ptr) else self.expr(a, env)
+            else:
+                callee_env[p.hash] = self.expr(a, env)
+        saved = (self.returns, self.via, list(self.guard))
+        self._stack = getattr(self, "_stack", ()) + (fn.hash,)
+        self.returns, self.via = [], self.via + (self.loc(c),)
+        self.depth += 1
+        try:
+            self.block(body, callee_env)
+        except _Return:
+            pass
+        finally:
+            rets = self.returns
+            self.returns, self.via, self.guard = saved[0], saved[1], saved[2]
+            self.depth -= 1
+            self._stack = self._stack[:-1]
+        vals = [v for _, v in rets if v is not None]
+        if len(vals) == 1:
+            return vals[0]
+        if vals and all(not isinstance(v, Ptr) for v in vals):
+            return self.fresh(fn.spelling, _scope(*vals), c)
+        return self.fresh(fn.spelling, THREAD, c) if not vals else vals[0]
+
+    def _barrier(self, kind, mask, c):
+        self.events.append(Barrier(kind=kind, mask=mask, loc=self.loc(c), guard=tuple(self.guard),
+                                   loops=tuple(self.loop_stack), text=self.text_of(c), via=self.via))
+
+
+# ---------------------------------------------------------------------- loop shape helpers
+
+_STEP_OPS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "<<=": "<<", ">>=": ">>"}
+
+
+def _assigned_vars(c) -> dict:
+    """Local variables (by declaration hash) assigned anywhere inside a loop statement."""
+    out = {}
+    for n in c.walk_preorder():
+        k = n.kind
+        if k in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR, K.UNARY_OPERATOR):
+            op = operator(n)
+            if k == K.BINARY_OPERATOR and op != "=":
+                continue
+            if k == K.UNARY_OPERATOR and op not in ("pre++", "pre--", "post++", "post--"):
+                continue
+            kids = list(n.get_children())
+            if not kids:
+                continue
+            t = _strip(kids[0])
+            if t.kind == K.DECL_REF_EXPR and t.referenced is not None and t.referenced.kind in (
+                    K.VAR_DECL, K.PARM_DECL):
+                out[t.referenced.hash] = t.spelling
+    return out
+
+
+def _induction(inc, body, cond):
+    """(var hash, step op, step cursor|None) for `i += s`, `s >>= 1`, `++i`, `i = i + s` ..."""
+    candidates = [inc] if inc is not None else []
+    if body is not None and body.kind == K.COMPOUND_STMT:
+        candidates += list(body.get_children())[::-1]
+    cond_vars = {n.referenced.hash for n in cond.walk_preorder()
+                 if n.kind == K.DECL_REF_EXPR and n.referenced is not None} if cond is not None else None
+    for cand in candidates:
+        r = _step_of(_strip(cand))
+        if r and (cond_vars is None or r[0] in cond_vars):
+            return r
+    return None
+
+
+def _step_of(n):
+    k = n.kind
+    kids = list(n.get_children())
+    if k == K.UNARY_OPERATOR and kids:
+        op = operator(n)
+        t = _strip(kids[0])
+        if op in ("pre++", "post++", "pre--", "post--") and t.kind == K.DECL_REF_EXPR and t.referenced:
+            return (t.referenced.hash, "+" if "++" in op else "-", None)
+    if k == K.COMPOUND_ASSIGNMENT_OPERATOR and len(kids) == 2:
+        t = _strip(kids[0])
+        op = _STEP_OPS.get(operator(n))
+        if op and t.kind == K.DECL_REF_EXPR and t.referenced:
+            return (t.referenced.hash, op, kids[1])
+    if k == K.BINARY_OPERATOR and operator(n) == "=" and len(kids) == 2:
+        t, rhs = _strip(kids[0]), _strip(kids[1])
+        if t.kind == K.DECL_REF_EXPR and t.referenced and rhs.kind == K.BINARY_OPERATOR:
+            op = operator(rhs)
+            r = list(rhs.get_children())
+            if op in ("+", "-", "*", "/", "<<", ">>") and len(r) == 2:
+                first = _strip(r[0])
+                if first.kind == K.DECL_REF_EXPR and first.referenced and first.referenced.hash == t.referenced.hash:
+                    return (t.referenced.hash, op, r[1])
+    return None

@@ -1,0 +1,99 @@
+"""Parsing one file with libclang: flags, guards against bad input, diagnostics."""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+
+import clang.cindex as ci
+
+from cudalint.frontend import clang as cx
+from cudalint.frontend.flags import file_args, resolve_mode
+from cudalint.model import Diagnostic
+from cudalint.settings import Settings
+
+MAX_BYTES = 8 * 1024 * 1024
+_local = threading.local()
+
+
+@dataclass
+class Parsed:
+    path: str
+    text: str
+    tu: ci.TranslationUnit | None
+    mode: str
+    diagnostics: list[Diagnostic]
+
+
+def read_source(path: str) -> tuple[str | None, Diagnostic | None]:
+    """The file's text, or why it is not analysed."""
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_BYTES:
+            return None, Diagnostic(path, 0, 0, "error", f"file is {size} bytes, over the {MAX_BYTES}-byte limit; skipped")
+        data = open(path, "rb").read()
+    except OSError as exc:
+        return None, Diagnostic(path, 0, 0, "error", f"cannot read file: {exc.strerror or exc}")
+    if b"\0" in data[:65536]:
+        return None, Diagnostic(path, 0, 0, "error", "binary file (contains NUL bytes); skipped")
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        return data.decode("utf-8", errors="replace"), Diagnostic(
+            path, line, 0, "warning", f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at line {line}); "
+                                      "analysed with replacement characters")
+
+
+def _index() -> ci.Index:
+    idx = getattr(_local, "index", None)
+    if idx is None:
+        idx = _local.index = cx.new_index()
+    return idx
+
+
+def parse(path: str, settings: Settings) -> Parsed:
+    text, problem = read_source(path)
+    diags = [problem] if problem else []
+    if text is None:
+        return Parsed(path, "", None, "none", diags)
+    mode, root = resolve_mode(settings)
+    args = file_args(settings, path, mode, root)
+    opts = cx.KEEP_GOING | ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+    unsaved = [(path, text)] if problem else None
+    try:
+        tu = _index().parse(path, args=args, unsaved_files=unsaved, options=opts)
+    except ci.TranslationUnitLoadError:
+        tu = None
+    if tu is None:  # an arch or flag clang rejects: retry with the plain base flags once
+        from cudalint.frontend.flags import base_args
+        try:
+            tu = _index().parse(path, args=base_args(mode, root), unsaved_files=unsaved, options=opts)
+            diags.append(Diagnostic(path, 0, 0, "warning", "libclang rejected the configured flags; "
+                                    "parsed with cudalint's defaults instead"))
+        except ci.TranslationUnitLoadError:
+            diags.append(Diagnostic(path, 0, 0, "error", "libclang could not parse this file at all "
+                                    f"(flags: {' '.join(args)})"))
+            return Parsed(path, text, None, mode, diags)
+    diags += _diagnostics(tu, path)
+    return Parsed(path, text, tu, mode, diags)
+
+
+def _diagnostics(tu, path) -> list[Diagnostic]:
+    out = []
+    for d in tu.diagnostics:
+        if d.severity < ci.Diagnostic.Error:
+            continue
+        loc = d.location
+        if loc.file is None:
+            out.append(Diagnostic(path, 0, 0, "error", f"compiler flags: {d.spelling}"))
+            continue
+        where = loc.file.name
+        msg = d.spelling
+        if os.path.realpath(where) != os.path.realpath(path):
+            msg = f"{msg} (in {where}:{loc.line})"
+            out.append(Diagnostic(path, 0, 0, "error", msg))
+        else:
+            out.append(Diagnostic(path, loc.line, loc.column, "error", msg))
+    return out[:20] + ([Diagnostic(path, 0, 0, "error", f"... and {len(out) - 20} more errors")] if len(out) > 20 else [])

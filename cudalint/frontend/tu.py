@@ -1,0 +1,191 @@
+"""One translation unit -> one FileModel: kernels (with template instantiations), launch sites,
+host functions and diagnostics. The only place that decides what in a TU belongs to the user."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import clang.cindex as ci
+
+from cudalint.frontend.clang import CursorKind as K, const_int, file_position
+from cudalint.frontend.device import KernelBuilder, has_attr
+from cudalint.frontend.host import build_host_function
+from cudalint.frontend.parse import Parsed
+from cudalint.model import FileModel, Launch, Loc
+
+_CONFIG_CALLS = {"__cudaPushCallConfiguration", "cudaConfigureCall"}
+_BLOCK_DIM_COMMENT = re.compile(r"cudalint:\s*block-dim\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)")
+_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*(\d+)")
+_SCOPES = {K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL, K.CLASS_DECL, K.STRUCT_DECL,
+           K.CLASS_TEMPLATE}
+_FUNCS = {K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR}
+
+
+class _Source:
+    def __init__(self, path, text):
+        self.path = path
+        self.real = os.path.realpath(path)
+        self.lines = text.splitlines()
+
+    def loc(self, c) -> Loc:
+        _, l1, c1 = file_position(c.extent.start)
+        _, l2, c2 = file_position(c.extent.end)
+        return Loc(self.path, l1, c1, max(l1, l2), c2 if l2 >= l1 else c1)
+
+    def text(self, c) -> str:
+        _, l1, c1 = file_position(c.extent.start)
+        _, l2, c2 = file_position(c.extent.end)
+        if not (0 < l1 <= len(self.lines)):
+            return c.spelling
+        line = self.lines[l1 - 1]
+        if l2 == l1 and c2 > c1:
+            return line[c1 - 1:c2 - 1]
+        return line[c1 - 1:].rstrip() + " …"
+
+    def mine(self, c) -> bool:
+        f = c.location.file
+        return f is not None and (f.name == self.path or os.path.realpath(f.name) == self.real)
+
+
+def build_model(parsed: Parsed) -> FileModel:
+    src = _Source(parsed.path, parsed.text)
+    if parsed.tu is None:
+        return FileModel(parsed.path, tuple(src.lines), (), (), (), (), tuple(parsed.diagnostics), parsed.mode)
+    kernels, device_fns, host_fns = [], [], []
+    for fn in _functions(parsed.tu.cursor, src):
+        if not fn.is_definition():
+            continue
+        if has_attr(fn, K.CUDAGLOBAL_ATTR):
+            kernels.append(fn)
+        elif has_attr(fn, K.CUDADEVICE_ATTR) and not has_attr(fn, K.CUDAHOST_ATTR):
+            device_fns.append(fn)
+        else:
+            host_fns.append(fn)
+    launches, instantiations = [], {}
+    for fn in host_fns + kernels + device_fns:
+        for call in _walk_calls(fn):
+            launch = _launch(call, src)
+            if launch is None:
+                continue
+            launches.append(launch[0])
+            inst = launch[1]
+            if inst is not None:
+                tmpl = ci.conf.lib.clang_getSpecializedCursorTemplate(inst)
+                if tmpl is not None and not tmpl.is_null():
+                    instantiations.setdefault(tmpl.get_usr(), {})[inst.get_usr()] = inst
+    models = []
+    for fn in kernels:
+        comment = _block_dim_comment(src, fn)
+        bounds = _launch_bounds(src, fn)
+        if fn.kind == K.FUNCTION_TEMPLATE:
+            insts = instantiations.get(fn.get_usr(), {})
+            for inst in insts.values():
+                targs = _template_args(inst)
+                name = f"{fn.spelling}<{', '.join(map(str, targs))}>"
+                builder = KernelBuilder(inst, src.path, src.lines, src.text)
+                builder.fn_decl_loc = src.loc(fn)
+                models.append(builder.build(name, targs, bounds, comment))
+            if not insts:
+                models.append(KernelBuilder(fn, src.path, src.lines, src.text).build(
+                    fn.spelling, (), bounds, comment, is_pattern=True))
+        else:
+            models.append(KernelBuilder(fn, src.path, src.lines, src.text).build(fn.spelling, (), bounds, comment))
+    hosts = tuple(build_host_function(fn, src.loc, src.text) for fn in host_fns)
+    return FileModel(parsed.path, tuple(src.lines), tuple(models), tuple(f.spelling for f in device_fns),
+                     tuple(launches), hosts, tuple(parsed.diagnostics), parsed.mode)
+
+
+def _functions(cursor, src):
+    for c in cursor.get_children():
+        if not src.mine(c):
+            continue
+        if c.kind in _FUNCS:
+            yield c
+        elif c.kind in _SCOPES:
+            yield from _functions(c, src)
+
+
+def _walk_calls(fn):
+    for n in fn.walk_preorder():
+        if n.kind == K.CALL_EXPR:
+            yield n
+
+
+def _launch(call, src):
+    """(Launch, instantiation cursor) for a `k<<<...>>>(...)` call, else None."""
+    kids = list(call.get_children())
+    config = next((ch for ch in kids if ch.kind == K.CALL_EXPR and ch.spelling in _CONFIG_CALLS), None)
+    if config is None:
+        return None
+    ref = call.referenced
+    cfg_args = list(config.get_arguments())
+    grid = _dim3(cfg_args[0]) if len(cfg_args) > 0 else None
+    block = _dim3(cfg_args[1]) if len(cfg_args) > 1 else None
+    shmem = _int_or_default(cfg_args[2], 0) if len(cfg_args) > 2 else 0
+    targs = _template_args(ref) if ref is not None else ()
+    launch = Launch(kernel=call.spelling, kernel_usr=ref.get_usr() if ref is not None else "",
+                    template_args=targs, grid=grid, block=block, shared_bytes=shmem, loc=src.loc(call),
+                    args_text=tuple(src.text(a) for a in call.get_arguments()))
+    return launch, (ref if ref is not None and targs else None)
+
+
+def _int_or_default(c, default):
+    if c.extent.start.file is None:
+        return default
+    return const_int(c)
+
+
+def _dim3(c):
+    """(x, y, z) of a dim3 or integer launch argument when constant, else None."""
+    while c.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CALL_EXPR, K.CSTYLE_CAST_EXPR):
+        kids = [k for k in c.get_children() if k.kind != K.TYPE_REF]
+        if c.kind == K.CALL_EXPR and c.spelling == "dim3" and len(kids) >= 1 and \
+                not (len(kids) == 1 and kids[0].type.spelling.replace("const ", "") in ("dim3", "uint3")):
+            vals = [_int_or_default(k, 1) for k in kids]
+            vals = (vals + [1, 1, 1])[:3]
+            return tuple(vals) if all(v is not None for v in vals) else None
+        if len(kids) != 1:
+            break
+        c = kids[0]
+    if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.kind == K.VAR_DECL:
+        if "dim3" in c.type.spelling:
+            inits = [k for k in c.referenced.get_children() if k.kind != K.TYPE_REF]
+            return _dim3(inits[-1]) if inits else (1, 1, 1)
+    v = const_int(c)
+    return (v, 1, 1) if v is not None else None
+
+
+def _template_args(fn):
+    out = []
+    try:
+        n = fn.get_num_template_arguments()
+    except Exception:
+        return ()
+    for i in range(max(n, 0)):
+        kind = fn.get_template_argument_kind(i)
+        if kind == ci.TemplateArgumentKind.INTEGRAL:
+            out.append(fn.get_template_argument_value(i))
+        else:
+            out.append(fn.get_template_argument_type(i).spelling)
+    return tuple(out)
+
+
+def _block_dim_comment(src, fn):
+    line = fn.extent.start.line
+    for ln in range(max(1, line - 3), line + 1):
+        m = _BLOCK_DIM_COMMENT.search(src.lines[ln - 1]) if ln <= len(src.lines) else None
+        if m:
+            return tuple(int(g) if g else 1 for g in m.groups())
+    return None
+
+
+def _launch_bounds(src, fn):
+    start = fn.extent.start.line
+    for ln in range(start, min(start + 4, len(src.lines) + 1)):
+        m = _LAUNCH_BOUNDS.search(src.lines[ln - 1])
+        if m:
+            return int(m.group(1))
+        if "{" in src.lines[ln - 1]:
+            break
+    return None

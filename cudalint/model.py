@@ -1,0 +1,205 @@
+"""The per-file model that rules read: plain frozen objects, built once per translation unit.
+
+Expressions are small trees (`Const`, `Sym`, `Op`) that `cudalint.symbolic` turns into z3 terms.
+A kernel is a flat, source-ordered list of events (memory accesses and barriers), each with the
+guard it runs under and the loops around it; that is what barrier-interval, race, divergence,
+alignment and bank-conflict analyses need, and it keeps them independent of libclang.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+# ---------------------------------------------------------------------------- expressions
+
+# How far a value is shared: the same for every thread of the launch, of one block, or per thread.
+UNIFORM, BLOCK, THREAD = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int
+
+    @property
+    def scope(self) -> int:
+        return UNIFORM
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A named unknown. `origin`: builtin (threadIdx.x …), param, loop, value (loaded/opaque)."""
+    name: str
+    scope: int
+    origin: str
+
+
+@dataclass(frozen=True)
+class Op:
+    op: str
+    args: tuple
+    scope: int = field(default=UNIFORM, compare=False)
+
+    @staticmethod
+    def make(op: str, *args: "Expr") -> "Expr":
+        return Op(op, args, max((a.scope for a in args), default=UNIFORM))
+
+
+Expr = Union[Const, Sym, Op]
+
+
+def syms(e: Expr):
+    """Every Sym in an expression."""
+    if isinstance(e, Sym):
+        yield e
+    elif isinstance(e, Op):
+        for a in e.args:
+            yield from syms(a)
+
+
+def render(e: Expr) -> str:
+    if isinstance(e, Const):
+        return str(e.value)
+    if isinstance(e, Sym):
+        return e.name
+    if e.op == "ite":
+        return f"({render(e.args[0])} ? {render(e.args[1])} : {render(e.args[2])})"
+    if len(e.args) == 1:
+        return f"{e.op}{render(e.args[0])}"
+    if e.op in ("min", "max"):
+        return f"{e.op}({render(e.args[0])}, {render(e.args[1])})"
+    return f"({render(e.args[0])} {e.op} {render(e.args[1])})"
+
+
+# ---------------------------------------------------------------------------- locations
+
+
+@dataclass(frozen=True)
+class Loc:
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def short(self) -> str:
+        return f"line {self.line}"
+
+
+# ---------------------------------------------------------------------------- device side
+
+
+@dataclass(frozen=True)
+class Array:
+    """A memory object an access is relative to: a pointer parameter, a shared/global array."""
+    name: str
+    space: str  # shared | global | constant | local | generic
+    elem_size: int
+    elem_align: int
+    dims: tuple[int, ...] = ()  # declared extents, outermost first; () when unknown
+    dynamic: bool = False  # extern __shared__
+    loc: Loc | None = None
+    read_only: bool = False  # const-qualified pointee
+
+
+@dataclass(frozen=True)
+class Loop:
+    id: int
+    var: Sym | None  # the induction variable, when one was recognised
+    init: Expr | None
+    step_op: str | None  # '+', '-', '*', '/', '<<', '>>'
+    step: Expr | None
+    cond: Expr | None  # in terms of `var`
+    has_block_barrier: bool
+    has_warp_barrier: bool
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Access:
+    array: Array
+    offset: Expr  # byte offset from the array's base
+    width: int  # bytes moved
+    align: int  # alignment the access type requires
+    kind: str  # read | write | atomic
+    loc: Loc
+    guard: tuple  # conjunction of Exprs
+    loops: tuple  # Loop ids, outermost first
+    text: str  # source text of the access, e.g. "s[t + 1]"
+    cast: bool = False  # reached through a cast to a more-aligned pointer type
+    volatile: bool = False
+    via: tuple = ()  # call-site Locs when inlined from a __device__ helper
+    type_name: str = ""  # the accessed type, e.g. "float4"
+
+
+@dataclass(frozen=True)
+class Barrier:
+    kind: str  # block | warp
+    mask: Expr | None  # __syncwarp mask
+    loc: Loc
+    guard: tuple
+    loops: tuple
+    text: str
+    via: tuple = ()
+
+
+Event = Union[Access, Barrier]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str  # as written, with template arguments for instantiations ("reduce<256>")
+    qualname: str
+    loc: Loc
+    params: tuple[str, ...]
+    events: tuple  # Access | Barrier in source (program) order
+    loops: dict  # id -> Loop
+    launch_bounds: int | None
+    block_dim_comment: tuple[int, int, int] | None  # from `// cudalint: block-dim(...)`
+    template_args: tuple = ()
+    is_template_pattern: bool = False
+    usr: str = ""
+
+
+@dataclass(frozen=True)
+class Launch:
+    kernel: str  # kernel name as called (no template args)
+    kernel_usr: str  # USR of the called declaration (the instantiation for templates)
+    template_args: tuple
+    grid: tuple | None  # (x, y, z) when constant
+    block: tuple | None
+    shared_bytes: int | None
+    loc: Loc
+    args_text: tuple[str, ...]
+
+
+# ---------------------------------------------------------------------------- host side
+
+
+@dataclass(frozen=True)
+class HostFunction:
+    name: str
+    loc: Loc
+    body: object  # cudalint.host_model statement tree (see cudalint/frontend/host.py)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A problem with the input itself (not a finding): parse errors, unreadable files."""
+    path: str
+    line: int
+    column: int
+    severity: str  # error | warning
+    message: str
+
+
+@dataclass(frozen=True)
+class FileModel:
+    path: str
+    source_lines: tuple[str, ...]
+    kernels: tuple[Kernel, ...]
+    device_functions: tuple[str, ...]
+    launches: tuple[Launch, ...]
+    host_functions: tuple[HostFunction, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    mode: str  # shim | toolkit

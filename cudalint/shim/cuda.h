@@ -1,0 +1,1 @@
+#include "cudalint_shim.h"

@@ -1,0 +1,1 @@
+"""cudalint's rules: one module per rule, each defining `RULE` (a `cudalint.registry.Rule`)."""
