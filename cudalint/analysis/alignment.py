@@ -16,7 +16,7 @@ import z3
 from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.threads import is_thread_coordinate, loop_definition, split_guard
 from cudalint.model import THREAD, UNIFORM, Access, Kernel, syms
-from cudalint.symbolic import as_bool, bv, check, value
+from cudalint.symbolic import BITS, as_bool, bv, check, value
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def _thread(kernel, acc, geom, k, data_shared=True):
 def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[str, Misalignment | None]:
     data = sorted({s.name for s in syms(acc.offset) if not is_thread_coordinate(s, kernel)})
     if any(s.scope > UNIFORM for s in syms(acc.offset) if not is_thread_coordinate(s, kernel)):
-        return "unknown", None  # depends on per-thread data
+        return "data-dependent", None  # depends on per-thread data: nothing to prove
     a = bv(acc.align)
     th, facts = _thread(kernel, acc, geom, 0)
     off = th.term(acc.offset)
@@ -49,20 +49,33 @@ def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[
         status, m = check(s, timeout_ms)
         return status, (Misalignment(th.describe(m), value(m, off) or 0) if m is not None else None)
     th2, facts2 = _thread(kernel, acc, geom, 1)
-    off2 = th2.term(acc.offset)
-    diff = off - off2
-    # The difference must not depend on the data: same threads, other data -> same difference.
-    other = Thread(2, geom, THREAD)
-    data_syms = {s for s in syms(acc.offset) if not is_thread_coordinate(s, kernel)}
-    renamed = z3.substitute(diff, *[(th.var(s), other.var(s)) for s in data_syms])
+    diff = off - th2.term(acc.offset)
+    data_vars = [th.var(s) for s in syms(acc.offset) if not is_thread_coordinate(s, kernel)]
+    data_vars = list({v.get_id(): v for v in data_vars}.values())
+
+    def shifted(by):
+        return z3.substitute(diff, *[(v, v + by) for v in data_vars])
+
+    # A pair whose distance stays put when each argument moves by one (affine offsets)...
     s = z3.Solver()
-    s.add(*facts, *facts2, renamed != diff)
-    status, _ = check(s, timeout_ms)
-    if status != "unsat":
-        return ("unknown" if status == "unknown" else "unsat"), None
-    s = z3.Solver()
-    s.add(*facts, *facts2, z3.URem(diff, a) != bv(0))
+    s.add(*facts, *facts2, z3.URem(diff, a) != bv(0), shifted(bv(1)) == diff)
     status, m = check(s, timeout_ms)
     if m is None:
         return status, None
+    # ... and, for that very pair, for every value of the arguments.
+    pinned = [(v, bv(value(m, v))) for v in _coordinates(th, th2, kernel, acc)]
+    other = [(v, z3.BitVec(f"{v}'", BITS)) for v in data_vars]
+    s = z3.Solver()
+    s.add(z3.substitute(diff, *pinned) != z3.substitute(z3.substitute(diff, *other), *pinned))
+    if check(s, timeout_ms)[0] != "unsat":
+        return "unknown", None
     return "sat", Misalignment(th.describe(m), abs(value(m, diff) or 0), th2.describe(m), tuple(data))
+
+
+def _coordinates(th, th2, kernel, acc):
+    """The z3 variables of both threads' coordinates (threadIdx, blockIdx, loop counters)."""
+    out = []
+    for t in (th, th2):
+        out += [t.var(s) for s in syms(acc.offset) if is_thread_coordinate(s, kernel) and
+                not s.name.startswith(("blockDim.", "gridDim."))]
+    return [v for v in out if z3.is_const(v) and not z3.is_bv_value(v)]

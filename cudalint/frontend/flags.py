@@ -45,7 +45,7 @@ def resolve_mode(settings: Settings) -> tuple[str, str | None]:
 
 def base_args(mode: str, root: str | None, std: str = "c++17", arch: str = DEFAULT_ARCH) -> list[str]:
     args = ["-x", "cuda", "--cuda-host-only", f"-std={std}", f"--cuda-gpu-arch={arch}",
-            "-Wno-unknown-cuda-version", "-Wno-unused-command-line-argument"]
+            "-Wno-unknown-cuda-version", "-Wno-unused-command-line-argument", "-ferror-limit=0"]
     if mode == "shim":
         shim = str(SHIM_DIR)
         return args + ["-nocudainc", "-nocudalib", f"--cuda-path={shim}", "-isystem", shim,

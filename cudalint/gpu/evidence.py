@@ -462,7 +462,7 @@ _INVALID_RE = re.compile(
     r"^(?:Invalid|Misaligned)\s+(?:__(?P<space>\w+?)__\s+|(?P<space2>\w+)\s+)?(?P<acc>read|write|atomic\w*)\s+of size\s+(?P<size>[\d,]+)\s+bytes?",
     re.I,
 )
-_ADDR_RE = re.compile(r"Address (?P<addr>0x[0-9a-fA-F]+) is (?P<what>.*)$", re.I)
+_ADDR_RE = re.compile(r"(?:Address|Access to) (?P<addr>0x[0-9a-fA-F]+) is (?P<what>.*)$", re.I)
 
 
 def parse_memcheck(text: str) -> list[MemAccessError]:

@@ -43,15 +43,15 @@ template <class T> cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &sym
     cudaStream_t stream = 0);
 template <class T> cudaError_t cudaGetSymbolAddress(void **devPtr, const T &symbol);
 template <class T> cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol);
-template <class T> cudaError_t cudaLaunchKernel(const T *func, dim3 gridDim, dim3 blockDim,
+template <class T> cudaError_t cudaLaunchKernel(T *func, dim3 gridDim, dim3 blockDim,
     void **args, size_t sharedMem = 0, cudaStream_t stream = 0);
-template <class T> cudaError_t cudaLaunchCooperativeKernel(const T *func, dim3 gridDim,
+template <class T> cudaError_t cudaLaunchCooperativeKernel(T *func, dim3 gridDim,
     dim3 blockDim, void **args, size_t sharedMem = 0, cudaStream_t stream = 0);
 template <typename... ExpTypes, typename... ActTypes>
 cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(ExpTypes...),
                                ActTypes &&...args);
 template <class T> cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
-                                                  const T *kernel, void **args);
+                                                  T *kernel, void **args);
 template <class T> cudaError_t cudaFuncSetAttribute(T *entry, enum cudaFuncAttribute attr, int value);
 template <class T> cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, T *entry);
 template <class T> cudaError_t cudaFuncSetCacheConfig(T *func, enum cudaFuncCache cacheConfig);
@@ -70,6 +70,12 @@ template <class T> cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec,
     cudaGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize);
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
     cudaGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize);
+
+/* CUDA 13 signatures (a cudaMemLocation instead of a device ordinal) */
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location,
+                                 unsigned int flags, cudaStream_t stream = 0);
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
+                          struct cudaMemLocation location);
 
 /* device-side runtime (programmatic dependent launch, sm_90) */
 __device__ void cudaTriggerProgrammaticLaunchCompletion(void);

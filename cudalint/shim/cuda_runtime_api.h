@@ -179,4 +179,12 @@ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph
 cudaError_t cudaProfilerStart(void);
 cudaError_t cudaProfilerStop(void);
 } /* extern "C" */
+
+/* driver_functions.h helpers */
+static inline __host__ struct cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz) {
+  struct cudaPitchedPtr s = {d, p, xsz, ysz}; return s; }
+static inline __host__ struct cudaPos make_cudaPos(size_t x, size_t y, size_t z) {
+  struct cudaPos p = {x, y, z}; return p; }
+static inline __host__ struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) {
+  struct cudaExtent e = {w, h, d}; return e; }
 #endif

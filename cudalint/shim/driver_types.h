@@ -144,6 +144,7 @@ enum cudaChannelFormatKind {
   cudaChannelFormatKindSigned = 0, cudaChannelFormatKindUnsigned = 1,
   cudaChannelFormatKindFloat = 2, cudaChannelFormatKindNone = 3
 };
+enum cudaRoundMode { cudaRoundNearest, cudaRoundZero, cudaRoundPosInf, cudaRoundMinInf };
 enum cudaMemAllocationType { cudaMemAllocationTypeInvalid = 0, cudaMemAllocationTypePinned = 1 };
 enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1,
                            cudaMemLocationTypeHost = 2 };

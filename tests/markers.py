@@ -1,0 +1,32 @@
+"""Fixture expectation markers: `// expect: CODE ["text"], ...` and `// ok: CODE, ...`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+_MARKER = re.compile(r"//\s*(expect|ok):\s*(.*)$")
+_ITEM = re.compile(r'(CUDA\d{3})(?:\s+"([^"]*)")?')
+
+
+@dataclass(frozen=True)
+class Marker:
+    line: int
+    kind: str  # expect | ok
+    code: str
+    text: str | None
+
+
+def markers(path: Path) -> list[Marker]:
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        m = _MARKER.search(line)
+        if m:
+            out += [Marker(n, m.group(1), code, text or None) for code, text in _ITEM.findall(m.group(2))]
+    return out
+
+
+def fixture_files() -> list[Path]:
+    return sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".cu", ".cuh"))
