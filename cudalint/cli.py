@@ -48,6 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     fe.add_argument("--std", default=None, help="C++ standard (default c++17)")
     fe.add_argument("-p", dest="build_dir", default=None, metavar="BUILD_DIR",
                     help="directory holding compile_commands.json")
+    p.add_argument("--confirm", action="store_true",
+                   help="run flagged kernels on a CUDA GPU (CuPy) to confirm findings; executes your code")
+    p.add_argument("--confirm-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="time limit per confirmation run (default 60)")
     fe.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: cores, at most 8)")
     return p
 
@@ -154,6 +158,9 @@ def check(args) -> int:
         print(f"cudalint: {p}", file=sys.stderr)
     results = analyze_all(files, settings, args.jobs)
     findings = [f for r in results for f in r.findings]
+    if args.confirm and findings:
+        from cudalint.gpu.runner import confirm
+        findings = confirm(findings, settings, timeout=args.confirm_timeout)
     diagnostics = [d for r in results for d in r.diagnostics]
     for d in diagnostics:
         where = f"{d.path}:{d.line}:{d.column}" if d.line else d.path

@@ -46,7 +46,7 @@ def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[
     if not data:
         s = z3.Solver()
         s.add(*facts, z3.URem(off, a) != bv(0))
-        status, m = check(s, timeout_ms)
+        status, m = _check_preferring_block0(s, [th], timeout_ms)
         return status, (Misalignment(th.describe(m), value(m, off) or 0) if m is not None else None)
     th2, facts2 = _thread(kernel, acc, geom, 1)
     diff = off - th2.term(acc.offset)
@@ -59,7 +59,7 @@ def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[
     # A pair whose distance stays put when each argument moves by one (affine offsets)...
     s = z3.Solver()
     s.add(*facts, *facts2, z3.URem(diff, a) != bv(0), shifted(bv(1)) == diff)
-    status, m = check(s, timeout_ms)
+    status, m = _check_preferring_block0(s, [th, th2], timeout_ms)
     if m is None:
         return status, None
     # ... and, for that very pair, for every value of the arguments.
@@ -70,6 +70,15 @@ def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[
     if check(s, timeout_ms)[0] != "unsat":
         return "unknown", None
     return "sat", Misalignment(th.describe(m), abs(value(m, diff) or 0), th2.describe(m), tuple(data))
+
+
+def _check_preferring_block0(solver, threads, timeout_ms):
+    """A model, with the threads in block (0,0,0) when that is possible: readable witnesses."""
+    solver.push()
+    solver.add(*[t.builtin("blockIdx", ax) == bv(0) for t in threads for ax in "xyz"])
+    status, m = check(solver, timeout_ms)
+    solver.pop()
+    return (status, m) if m is not None else check(solver, timeout_ms)
 
 
 def _coordinates(th, th2, kernel, acc):
