@@ -235,10 +235,7 @@ class RaceHazard:
 
     def touches(self, file: str | None, line: int) -> bool:
         """True when either access is at ``file:line`` (file compared by basename)."""
-        for loc in (self.first, self.second):
-            if loc.line == line and (file is None or loc.file is None or loc.file == Path(file).name):
-                return True
-        return False
+        return _touches((self.first, self.second), file, line)
 
 
 _RACE_HEAD_RE = re.compile(
@@ -369,10 +366,22 @@ class SyncHazard:
     thread: tuple[int, int, int] | None
     block: tuple[int, int, int] | None
     scope: str | None = None
+    #: ``Device Frame:`` lines: the inlined call chain when the barrier sits in
+    #: a header (``__syncwarp`` reports ``sm_30_intrinsics.hpp:110`` as its
+    #: location and the user's line as a device frame)
+    device_frames: tuple[SourceLocation, ...] = ()
 
     @property
     def kernel(self) -> str | None:
+        if self.location and self.location.kernel and not self.location.kernel.startswith("__"):
+            return self.location.kernel
+        for f in reversed(self.device_frames):
+            if f.kernel:
+                return f.kernel
         return self.location.kernel if self.location else None
+
+    def touches(self, file: str | None, line: int) -> bool:
+        return _touches((self.location, *self.device_frames), file, line)
 
     @property
     def line(self) -> int | None:
@@ -407,6 +416,23 @@ def _at_location(details: Iterable[str]) -> SourceLocation | None:
     return None
 
 
+def _device_frames(details: Iterable[str]) -> tuple[SourceLocation, ...]:
+    out = []
+    for d in details:
+        if d.startswith("Device Frame:"):
+            out.append(parse_location(d[len("Device Frame:"):]))
+    return tuple(out)
+
+
+def _touches(locs, file: str | None, line: int) -> bool:
+    for loc in locs:
+        if loc is not None and loc.line == line and (
+            file is None or loc.file is None or loc.file == Path(file).name
+        ):
+            return True
+    return False
+
+
 def _thread_block(details: Iterable[str]):
     for d in details:
         m = _THREAD_BLOCK_RE.search(d)
@@ -426,7 +452,7 @@ def parse_synccheck(text: str) -> list[SyncHazard]:
         low = head.lower()
         scope = "block" if "in block" in low else "warp" if "warp" in low else None
         t, b = _thread_block(details)
-        out.append(SyncHazard(head, _at_location(details), t, b, scope))
+        out.append(SyncHazard(head, _at_location(details), t, b, scope, _device_frames(details)))
     return out
 
 
@@ -448,10 +474,16 @@ class MemAccessError:
     misaligned: bool
     out_of_bounds: bool
     message: str
+    device_frames: tuple[SourceLocation, ...] = ()
 
     @property
     def kernel(self) -> str | None:
+        if self.device_frames and self.device_frames[-1].kernel:
+            return self.device_frames[-1].kernel
         return self.location.kernel if self.location else None
+
+    def touches(self, file: str | None, line: int) -> bool:
+        return _touches((self.location, *self.device_frames), file, line)
 
     @property
     def line(self) -> int | None:
@@ -499,6 +531,7 @@ def parse_memcheck(text: str) -> list[MemAccessError]:
                 misaligned=misaligned,
                 out_of_bounds=oob,
                 message=head,
+                device_frames=_device_frames(details),
             )
         )
     return out

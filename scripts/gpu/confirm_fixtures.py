@@ -122,9 +122,11 @@ class Run:
     stdout: str = ""
     raw: str | None = None  # path inside raw.tar.gz
     error: str | None = None
+    kernel: str | None = None  # the kernel selected with argv[1], if any
 
     def meta(self) -> dict:
-        return {"tool": self.tool, "cmd": " ".join(self.cmd), "rc": self.rc, "timed_out": self.timed_out,
+        return {"tool": self.tool, "kernel": self.kernel, "cmd": " ".join(self.cmd), "rc": self.rc,
+                "timed_out": self.timed_out,
                 "seconds": round(self.seconds, 2), "raw": self.raw, "error": self.error}
 
 
@@ -220,25 +222,51 @@ def build(fx: Fixture, nvcc: str, bindir: Path, extra: list[str], timeout: float
     return fx
 
 
-def tool_commands(tool: str, fx: Fixture, tools: dict, runs: int) -> list[list[str]]:
+PER_KERNEL_TOOLS = ("racecheck", "synccheck", "memcheck")
+
+
+def selectable_kernels(fx: Fixture) -> tuple[list[str], bool]:
+    """Kernels the program can run one at a time, and whether a whole run is still needed.
+
+    Convention used by the fixtures: ``main(int argc, char** argv)`` runs only
+    the kernel named by ``argv[1]`` (``if (argc < 2 || !strcmp(argv[1], "k"))``).
+    A misaligned access breaks the CUDA context and a divergent barrier can
+    hang, so one run per kernel keeps one kernel's bug from hiding the next.
+    """
+    if "argv[1]" not in fx.source:
+        return [], True
+    marked = []
+    for f, m in fx.markers:
+        k = ev.enclosing_function(fx.spans.get(f.name, []), m.line, kernels_only=True)
+        if k and k.name not in marked:
+            marked.append(k.name)
+    sel = [k for k in marked if f'"{k}"' in fx.source]
+    whole = len(sel) < len(marked) or not marked
+    return sel, whole
+
+
+def tool_commands(tool: str, fx: Fixture, tools: dict, runs: int) -> list[tuple[str | None, list[str]]]:
+    """(kernel selected or None, command) pairs for one tool."""
     b = str(fx.binary)
     cs = tools.get("compute-sanitizer")
     if tool == "plain":
-        return [[b] for _ in range(runs)]
+        return [(None, [b]) for _ in range(runs)]
     if tool in ("racecheck", "synccheck", "memcheck", "leakcheck") and not cs:
         return []
-    if tool == "racecheck":
-        return [[cs, "--tool", "racecheck", b]]
-    if tool == "synccheck":
-        return [[cs, "--tool", "synccheck", b]]
-    if tool == "memcheck":
-        return [[cs, "--tool", "memcheck", b]]
     if tool == "leakcheck":
-        return [[cs, "--leak-check", "full", "--tool", "memcheck", b]]
+        return [(None, [cs, "--leak-check", "full", "--tool", "memcheck", b])]
+    if tool in PER_KERNEL_TOOLS:
+        base = [cs, "--tool", tool]
+        sel, whole = selectable_kernels(fx)
+        cmds = [(k, base + [b, k]) for k in sel]
+        if whole:
+            cmds.append((None, base + [b]))
+        return cmds
     if tool == "ncu":
         if not tools.get("ncu"):
             return []
-        return [[tools["ncu"], "--clock-control", "none", "--csv", "--metrics", ",".join(ev.NCU_BANK_METRICS), b]]
+        return [(None, [tools["ncu"], "--clock-control", "none", "--csv", "--metrics",
+                        ",".join(ev.NCU_BANK_METRICS), b])]
     return []
 
 
@@ -295,6 +323,16 @@ def judge(fx: Fixture) -> list[dict]:
     any_timeout = any(r.timed_out for rs in outs.values() for r in rs)
     src_lines = fx.source.splitlines()
     n_204_expect = sum(1 for _, m in fx.markers if m.code == "CUDA204" and m.kind == "expect")
+    race_expect_lines: dict = {}
+    sync_expect_lines: dict = {}
+    for f, m in fx.markers:
+        if m.kind != "expect":
+            continue
+        if m.code in ("CUDA201", "CUDA202", "CUDA203"):
+            race_expect_lines.setdefault(f.name, set()).add(m.line)
+        if m.code == "CUDA204":
+            k = ev.enclosing_function(fx.spans.get(f.name, []), m.line, kernels_only=True)
+            sync_expect_lines.setdefault((f.name, k.name if k else None), set()).add(m.line)
 
     for f, m in fx.markers:
         spans = fx.spans.get(f.name, [])
@@ -317,17 +355,29 @@ def judge(fx: Fixture) -> list[dict]:
             else:
                 hits = [h for h in races if h.touches(fname, m.line)]
                 method = "racecheck"
+                explained = []
+                if m.kind == "ok":
+                    # a hazard whose other access carries an expect marker is that
+                    # expectation's race (this line is its related access), not a
+                    # finding on this line
+                    explained = [h for h in hits
+                                 if any(h.touches(fname, l) for l in race_expect_lines.get(fname, ()) if l != m.line)]
+                    hits = [h for h in hits if h not in explained]
+                def fmt(hs):
+                    return "; ".join(
+                        f"{h.severity} {h.first_access}@{h.first.line} / {h.second_access}@{h.second.line}"
+                        f" [{h.count} hazards]" + (f" ({h.category})" if h.category else "") for h in hs)
                 if hits:
                     touched = True
-                    detail = "; ".join(
-                        f"{h.severity} {h.first_access}@{h.first.line} / {h.second_access}@{h.second.line}"
-                        f" [{h.count} hazards]" + (f" ({h.category})" if h.category else "") for h in hits)
+                    detail = fmt(hits)
                 else:
                     touched = False
                     near = [h for h in races if kernel and h.kernel == kernel]
                     detail = (f"{len(races)} hazard report(s), none on this line"
                               + (f"; in {kernel}: lines {sorted({l for h in near for l in h.lines})}" if near else ""))
-                    if any(x.timed_out for x in r):
+                    if explained:
+                        detail = f"only as the related access of an expected race: {fmt(explained)}"
+                    if any(x.timed_out for x in r if x.kernel in (None, kernel)):
                         detail += "; racecheck timed out"
                         status = "error" if m.kind == "expect" else None
         elif code == "CUDA203":
@@ -346,25 +396,39 @@ def judge(fx: Fixture) -> list[dict]:
         elif code == "CUDA204":
             r = ran("synccheck")
             method = "synccheck"
-            hits = [s for s in syncs if s.line == m.line and (s.location.file in (None, fname))]
-            if hits:
+            hits = [x for x in syncs if x.touches(fname, m.line)]
+            explained_by = []
+            if hits and m.kind == "ok" and kernel:
+                # threads waiting here are reported too when their partners wait at
+                # an expected divergent barrier of the same kernel
+                explained_by = [l for l in sync_expect_lines.get((fname, kernel), ())
+                                if l != m.line and any(x.touches(fname, l) for x in syncs)]
+            if hits and not explained_by:
                 touched = True
                 detail = f"{hits[0].message} ({len(hits)} report(s))"
+            elif hits:
+                touched = False
+                detail = (f"{hits[0].message} ({len(hits)} report(s)), explained by the divergent barrier "
+                          f"at line(s) {explained_by} of {kernel}")
             else:
                 touched = False
-                other = sorted({s.line for s in syncs if s.line is not None})
+                other = sorted({x.line for x in syncs if x.line is not None})
                 detail = f"{len(syncs)} synccheck report(s)" + (f" at lines {other}" if other else "")
                 if any_timeout:
                     detail += "; a run timed out (deadlock?)"
-                    if m.kind == "expect" and n_204_expect == 1 and any(x.timed_out for x in (ran("plain") + ran("synccheck"))):
+                    timed = [x for x in (ran("plain") + ran("synccheck")) if x.timed_out]
+                    if m.kind == "expect" and (
+                        any(x.kernel == kernel for x in timed)
+                        or (n_204_expect == 1 and any(x.kernel is None for x in timed))):
                         touched, method = True, "deadlock"
-                        detail += "; the file's only CUDA204 expectation"
+                        detail += ("; the run of this kernel alone hung" if any(x.kernel == kernel for x in timed)
+                                   else "; the file's only CUDA204 expectation")
                 if not r:
                     status, detail = "error", "synccheck did not run"
         elif code == "CUDA101":
             r = ran("memcheck")
             method = "memcheck"
-            hits = [a for a in mem if a.line == m.line and a.location.file in (None, fname)]
+            hits = [a for a in mem if a.touches(fname, m.line)]
             mis = [a for a in hits if a.misaligned]
             if mis:
                 touched = True
@@ -405,27 +469,32 @@ def judge(fx: Fixture) -> list[dict]:
         elif code == "CUDA401":
             r = ran("leakcheck")
             method = "leak-check"
+            # host functions defined in the fixture that leak backtraces name
+            defined = {sp.name for sps in fx.spans.values() for sp in sps}
+            named = {n for l in leak.leaks for n in l.functions() if n in defined}
             if not r:
                 status, detail = "error", "leak-check did not run"
+            elif func and func in named:
+                touched = True
+                own = [l for l in leak.leaks if func in l.functions()]
+                detail = f"{sum(l.bytes for l in own)} bytes leaked in {len(own)} allocation(s) made in {func}"
+            elif not leak.leaked:
+                touched, detail = False, "no leak reported"
+            elif m.kind == "expect":
+                touched = True
+                detail = (f"{leak.total_bytes} bytes leaked in {leak.allocations} allocation(s) "
+                          f"(file-level: backtraces name {', '.join(sorted(named)) or 'no fixture function'})")
+            elif named - {"main"}:
+                touched = False
+                detail = f"leaks attributed to {', '.join(sorted(named))}"
             else:
-                own = [l for l in leak.leaks if func and func in l.functions()]
-                if own:
-                    touched = True
-                    detail = f"{sum(l.bytes for l in own)} bytes leaked from {func}"
-                elif m.kind == "expect":
-                    touched = leak.leaked
-                    detail = (f"{leak.total_bytes} bytes leaked in {leak.allocations} allocation(s) "
-                              f"(not attributed to {func})" if leak.leaked else "no leak reported")
-                else:
-                    named = [n for l in leak.leaks for n in l.functions()]
-                    touched = False
-                    detail = ("no leak reported" if not leak.leaked
-                              else f"leaks attributed elsewhere ({', '.join(sorted(set(named))[:5])})" if named
-                              else "leaks reported without host function names")
-                    if leak.leaked and not named:
-                        status = "unsupported"
+                status = "unsupported"
+                detail = (f"{leak.total_bytes} bytes leaked, backtraces name only "
+                          f"{', '.join(sorted(named)) or 'no fixture function'} (helpers may be inlined)")
         elif code in ("CUDA402", "CUDA403"):
             method = "memcheck-api-errors"
+            if not ran("leakcheck") and not ran("memcheck"):
+                status = "error"
             frees = [a for a in api if a.api_call and a.api_call.startswith(FREE_CALLS)]
             own = [a for a in frees if func and func in a.functions()]
             if own:
@@ -441,6 +510,8 @@ def judge(fx: Fixture) -> list[dict]:
                 detail = f"{len(frees)} failing free call(s), none from {func}"
             if plain_errs:
                 detail += f"; plain run printed {', '.join(plain_errs)}"
+            if status == "error":
+                detail = "memcheck did not run; " + detail
         else:
             status, method, detail = "unsupported", None, "no tool confirms this rule"
 
@@ -537,7 +608,7 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0, help="time limit of each sanitizer run, seconds")
     ap.add_argument("--run-timeout", type=float, default=30.0, help="time limit of each plain run, seconds")
     ap.add_argument("--ncu-timeout", type=float, default=180.0, help="time limit of each ncu run, seconds")
-    ap.add_argument("--runs", type=int, default=2, help="plain runs per program (global-race nondeterminism)")
+    ap.add_argument("--runs", type=int, default=3, help="plain runs per program (global-race nondeterminism)")
     ap.add_argument("--only", action="append", help="only fixtures whose relative path matches (glob or substring)")
     ap.add_argument("--nvcc-flag", action="append", default=[], help="extra nvcc flag (repeatable)")
     args = ap.parse_args(argv)
@@ -572,15 +643,16 @@ def main(argv=None) -> int:
         if f.build.error:
             continue
         for tool in f.tools:
-            for i, cmd in enumerate(tool_commands(tool, f, tools, args.runs)):
-                (ncu_jobs if tool == "ncu" else jobs).append((f, tool, i, cmd))
+            for i, (kernel, cmd) in enumerate(tool_commands(tool, f, tools, args.runs)):
+                (ncu_jobs if tool == "ncu" else jobs).append((f, tool, i, kernel, cmd))
             if not tool_commands(tool, f, tools, args.runs):
                 f.runs.setdefault(tool, []).append(Run(tool, [], error=f"{tool} not available"))
 
     def do(job):
-        f, tool, i, cmd = job
+        f, tool, i, kernel, cmd = job
         limit = args.run_timeout if tool == "plain" else args.ncu_timeout if tool == "ncu" else args.timeout
         r = run_cmd(tool, cmd, limit)
+        r.kernel = kernel
         return f, tool, i, r
 
     results = []
@@ -588,7 +660,7 @@ def main(argv=None) -> int:
         for res in pool.map(do, jobs):
             results.append(res)
             f, tool, i, r = res
-            print(f"{f.rel} {tool}#{i}: rc={r.rc} {'TIMEOUT ' if r.timed_out else ''}{r.seconds:.1f}s", flush=True)
+            print(f"{f.rel} {tool}#{i}{' ' + r.kernel if r.kernel else ''}: rc={r.rc} {'TIMEOUT ' if r.timed_out else ''}{r.seconds:.1f}s", flush=True)
     for job in ncu_jobs:  # one ncu at a time
         res = do(job)
         results.append(res)
@@ -596,7 +668,8 @@ def main(argv=None) -> int:
         print(f"{f.rel} {tool}#{i}: rc={r.rc} {'TIMEOUT ' if r.timed_out else ''}{r.seconds:.1f}s", flush=True)
     results.sort(key=lambda x: (x[0].rel, TOOL_ORDER.index(x[1]), x[2]))
     for f, tool, i, r in results:
-        name = f"{f.rel}.{tool}{'' if i == 0 else '.' + str(i + 1)}.txt"
+        suffix = f".{r.kernel}" if r.kernel else ("" if i == 0 else f".{i + 1}")
+        name = f"{f.rel}.{tool}{suffix}.txt"
         r.raw = f"raw/{name}"
         p = raw_dir / name
         p.parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ __global__ void divergent_block(int* out) {
     s[t] += 1;
     __syncthreads();  // expect: CUDA204
   }
-  __syncthreads();  // ok: CUDA204
+  __syncthreads();  // synccheck flags this one too (mismatched with line 11)
   out[t] = s[63 - t];
 }
 
