@@ -13,6 +13,9 @@ T="timeout -k 5 45"
 { which nvcc compute-sanitizer ncu; nvidia-smi -L; python3 -c 'import cupy; print(cupy.__version__)'
   nvcc --version | tail -2; compute-sanitizer --version | tail -1; ncu --version | tail -1; uname -r; python3 --version; } > "$C/env.txt" 2>&1
 cat "$C/env.txt"
+cs() { local out=$1; shift; echo "== $out"; local t0=$(date +%s%N)
+  $T compute-sanitizer "$@" > "$C/$out" 2>&1; local rc=$?
+  echo "$out rc=$rc ms=$(( ($(date +%s%N) - t0) / 1000000 ))" >> "$C/rc.txt"; }
 PHASE=${PHASE:-all}
 if [ "$PHASE" != 2 ]; then
 for f in races/race_probe races/global_race barriers/divergent_block barriers/divergent_warp \
@@ -21,9 +24,6 @@ for f in races/race_probe races/global_race barriers/divergent_block barriers/di
   nvcc -arch=sm_90 -lineinfo -O2 -o $B/$n $P/$f.cu >> "$C/build.txt" 2>&1 || echo "BUILD FAILED $f" | tee -a "$C/build.txt"
 done
 nvcc -arch=sm_90 -O2 -o $B/race_probe_nolineinfo $P/races/race_probe.cu >> "$C/build.txt" 2>&1
-cs() { local out=$1; shift; echo "== $out"; local t0=$(date +%s%N)
-  $T compute-sanitizer "$@" > "$C/$out" 2>&1; local rc=$?
-  echo "$out rc=$rc ms=$(( ($(date +%s%N) - t0) / 1000000 ))" >> "$C/rc.txt"; }
 cs racecheck_race_probe.txt --tool racecheck $B/race_probe
 cs racecheck_hazard_race_probe.txt --tool racecheck --racecheck-report hazard --print-limit 40 $B/race_probe
 cs racecheck_nolineinfo_race_probe.txt --tool racecheck $B/race_probe_nolineinfo
