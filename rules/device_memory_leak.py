@@ -1,0 +1,70 @@
+"""Device memory leak (CUDA401).
+
+## What it does
+Follows every path through a host function from a `cudaMalloc`, `cudaMallocManaged`,
+`cudaMallocPitch`, `cudaMalloc3D`, `cudaMallocHost`, `cudaHostAlloc`, `cudaMallocAsync`,
+`cudaMallocFromPoolAsync` or `cudaMallocArray` to the function's exits — early `return`s, error
+checks such as `CUDA_CHECK(...)` (their macro expansion is analysed, not guessed from the name),
+`switch` cases, `goto` cleanup chains and loops run zero, one or more times — and flags an exit
+reached while the allocation is neither released nor handed on. Handing on ends the obligation:
+returning the pointer, storing it in a member, global, out-parameter or container, giving it to
+an owning wrapper (`std::unique_ptr` with a CUDA deleter, a class that frees in its destructor),
+or passing it to a function cudalint cannot see. A failed allocation carries no obligation, and
+paths that end the process (`exit`, `abort`, a `noreturn` error handler) are not leaks.
+
+## Why is this bad?
+Device and pinned memory are scarce and are not returned until the context is destroyed. A
+buffer lost on an error path leaks once per failure; in a long-running server or a retry loop
+that becomes `cudaErrorMemoryAllocation` hours later, far from the cause.
+
+## Example
+```cuda
+int upload(const float* src) {
+  float* d = nullptr;
+  cudaMalloc(&d, BYTES);
+  if (cudaMemcpy(d, src, BYTES, cudaMemcpyHostToDevice) != cudaSuccess) return -1;  // d leaks
+  ...
+  cudaFree(d);
+  return 0;
+}
+```
+
+## Use instead
+Release on every path (a `goto cleanup` chain works), or let an owner do it:
+```cuda
+  std::unique_ptr<float, CudaFree> owner(d);   // or a small RAII buffer class
+```
+
+## GPU confirmation
+Run the program under `compute-sanitizer --leak-check full` and take the failing path (for
+example pass `nullptr` as `src`): the sanitizer reports "Leaked N bytes" allocated at the
+flagged allocation when the context is torn down (`cudaDeviceReset`).
+"""
+
+from __future__ import annotations
+
+from cudalint.analysis.hostflow import KIND_NAMES, analyze_file
+from cudalint.findings import Related
+from cudalint.registry import make_rule
+
+
+def check(ctx):
+    for fn, flow in analyze_file(ctx):
+        for leak in flow.leaks:
+            exit_text = (f"the function ends at line {leak.exit_loc.line}" if leak.implicit
+                         else f"the function returns at line {leak.exit_loc.line}")
+            if leak.path:
+                how = f"is leaked when {' and '.join(leak.path[-3:])} and {exit_text}"
+            else:
+                how = f"is never released or handed on before {exit_text}"
+            msg = (f"`{leak.name}` ({KIND_NAMES[leak.kind]} from `{leak.alloc}` at line {leak.alloc_loc.line}) "
+                   f"{how}")
+            related = [Related(leak.alloc_loc.path, leak.alloc_loc.line, leak.alloc_loc.column,
+                               f"`{leak.name}` allocated here by `{leak.alloc}`")]
+            yield RULE.finding(leak.exit_loc, msg, kernel=None, related=related,
+                               properties=(("function", fn.name), ("path", " and ".join(leak.path))))
+
+
+RULE = make_rule(__doc__, code="CUDA401", name="device-memory-leak", category="memory-leak",
+                 severity="warning", summary="A CUDA allocation is neither released nor handed on along some path",
+                 check=check, precision="medium", tags=("correctness", "host", "memory"))
