@@ -3,6 +3,10 @@
 how many libclang errors each file gets (a coverage check for cudalint/shim).
 
 usage: shim_coverage.py DIR [-I DIR]... [-D NAME[=VAL]]... [-j N] [--top N] [--quiet]
+                        [--shim DIR] [--error-limit N] [--show REGEX]
+
+Errors are counted without clang's usual cap of 20 per file (--error-limit 0), so the totals
+are real counts; --shim points at another shim directory (e.g. an older one, for a before/after).
 """
 import argparse
 import collections
@@ -13,9 +17,12 @@ import sys
 import time
 
 SHIM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "cudalint", "shim")
-SHIM_ARGS = ["-x", "cuda", "--cuda-host-only", "-std=c++17", "--cuda-gpu-arch=sm_80",
-             "-nocudainc", "-nocudalib", "-Wno-unknown-cuda-version",
-             f"--cuda-path={SHIM}", "-isystem", SHIM, "-include", "cudalint_shim.h"]
+
+
+def shim_args(shim):
+    return ["-x", "cuda", "--cuda-host-only", "-std=c++17", "--cuda-gpu-arch=sm_80",
+            "-nocudainc", "-nocudalib", "-Wno-unknown-cuda-version",
+            f"--cuda-path={shim}", "-isystem", shim, "-include", "cudalint_shim.h"]
 
 _index = None
 
@@ -28,12 +35,12 @@ def _init():
 
 
 def _parse(job):
-    path, extra = job
+    path, args = job
     import clang.cindex as ci
     opts = 0x200 | ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD  # 0x200 = KeepGoing
     t0 = time.perf_counter()
     try:
-        tu = _index.parse(path, args=SHIM_ARGS + extra, options=opts)
+        tu = _index.parse(path, args=args, options=opts)
     except ci.TranslationUnitLoadError as e:
         return path, None, [f"refused: {e}"], time.perf_counter() - t0
     errs = []
@@ -59,15 +66,18 @@ def main(argv=None):
     ap.add_argument("-j", dest="jobs", type=int, default=2)
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--quiet", action="store_true", help="only list files with errors")
+    ap.add_argument("--shim", default=SHIM, help="shim directory (default: cudalint/shim)")
+    ap.add_argument("--error-limit", type=int, default=0, help="clang -ferror-limit (0 = none)")
     ap.add_argument("--show", metavar="REGEX", help="print every error whose text matches REGEX")
     a = ap.parse_args(argv)
 
     extra = [f"-I{os.path.abspath(i)}" for i in a.includes] + [f"-D{d}" for d in a.defines]
+    args = shim_args(os.path.abspath(a.shim)) + [f"-ferror-limit={a.error_limit}"] + extra
     files = sorted(os.path.join(r, f) for r, _, fs in os.walk(a.dir) for f in fs
                    if f.endswith((".cu", ".cuh")))
     t0 = time.perf_counter()
     with multiprocessing.Pool(a.jobs, initializer=_init) as pool:
-        results = pool.map(_parse, [(f, extra) for f in files], chunksize=1)
+        results = pool.map(_parse, [(f, args) for f in files], chunksize=1)
     wall = time.perf_counter() - t0
 
     counts = collections.Counter()
