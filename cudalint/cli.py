@@ -29,6 +29,22 @@ def _parser() -> argparse.ArgumentParser:
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     out.add_argument("--fail-on", choices=("note", "warning", "error"), default="note",
                      help="lowest severity that makes the exit code 1 (default: note)")
+    out.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    cfg = p.add_argument_group("configuration")
+    cfg.add_argument("--config", metavar="FILE",
+                     help="use this config file (pyproject.toml or cudalint.toml) instead of searching")
+    cfg.add_argument("--isolated", action="store_true", help="ignore all configuration files")
+    cfg.add_argument("--exclude", action="append", default=[], metavar="GLOBS",
+                     help="skip files matching these gitignore-style globs (comma-separated; adds to config)")
+    cfg.add_argument("--force-exclude", action="store_true",
+                     help="apply exclusions to files named on the command line too (as pre-commit passes them)")
+    cfg.add_argument("--no-suppressions", action="store_true",
+                     help="ignore every suppression comment (for audits)")
+    cfg.add_argument("--baseline", metavar="FILE", help="report only findings not in this baseline")
+    cfg.add_argument("--write-baseline", metavar="FILE", help="write the current findings as a baseline and exit 0")
+    cfg.add_argument("-n", "--no-cache", action="store_true", help="neither read nor write the result cache")
+    cfg.add_argument("--cache-dir", metavar="DIR",
+                     help="result cache directory (default: $CUDALINT_CACHE_DIR or .cudalint_cache)")
     sel = p.add_argument_group("rules")
     sel.add_argument("--select", action="append", default=[], metavar="CODES",
                      help="only these rule codes, prefixes or names (comma-separated)")
@@ -52,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="run flagged kernels on a CUDA GPU (CuPy) to confirm findings; executes your code")
     p.add_argument("--confirm-timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time limit per confirmation run (default 60)")
-    fe.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: cores, at most 8)")
+    fe.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: cores, at most 8)")
     return p
 
 
@@ -74,20 +90,33 @@ def _block_dims(values: list[str]) -> dict:
     return dims
 
 
-def settings_from_args(args):
+def settings_from_args(args, config=None):
+    """Settings from defaults, then the config file, then the command line (which wins).
+    --select replaces the config's select; --ignore, -I, -D, --block-dim add to the config's."""
     from cudalint.settings import Settings
     s = Settings()
+    c = config.values if config is not None else {}
+    select = _split(args.select) or tuple(c.get("select", ()))
+    ignore = tuple(c.get("ignore", ())) + _split(args.ignore)
+    block_dims = {**c.get("block-dim", {}), **_block_dims(args.block_dim)}
     changes = dict(
-        cuda_mode=args.cuda_mode or s.cuda_mode, cuda_path=args.cuda_path,
-        include_dirs=tuple(args.include), defines=tuple(args.define), std=args.std or s.std,
-        compile_commands_dir=args.build_dir, select=_split(args.select), ignore=_split(args.ignore),
-        block_dims=_block_dims(args.block_dim), verbose=args.verbose)
-    if args.solver_timeout is not None:
-        changes["solver_timeout_ms"] = args.solver_timeout
-    if args.file_budget is not None:
-        changes["file_budget_s"] = args.file_budget
-    if args.min_bank_conflict_degree is not None:
-        changes["min_bank_conflict_degree"] = args.min_bank_conflict_degree
+        cuda_mode=args.cuda_mode or c.get("cuda-mode") or s.cuda_mode,
+        cuda_path=args.cuda_path or c.get("cuda-path"),
+        include_dirs=tuple(c.get("include-dirs", ())) + tuple(args.include),
+        defines=tuple(c.get("defines", ())) + tuple(args.define),
+        std=args.std or c.get("std") or s.std,
+        compile_commands_dir=args.build_dir or c.get("compile-commands-dir"),
+        extensions=tuple(c.get("extensions", s.extensions)),
+        select=select, ignore=ignore, block_dims=block_dims,
+        severities=dict(c.get("severity", {})), verbose=args.verbose)
+    for attr, flag, key in (("solver_timeout_ms", "solver_timeout", "solver-timeout-ms"),
+                            ("file_budget_s", "file_budget", "file-budget-s"),
+                            ("min_bank_conflict_degree", "min_bank_conflict_degree", "min-bank-conflict-degree")):
+        value = getattr(args, flag)
+        if value is None:
+            value = c.get(key)
+        if value is not None:
+            changes[attr] = value
     return Settings(**{**s.__dict__, **changes})
 
 
@@ -100,6 +129,9 @@ class RunInfo:
     width: int = 100
     version: str = __version__
     diagnostics: list = field(default_factory=list)
+    suppressed: int = 0  # findings hidden by suppression comments
+    baselined: int = 0  # findings matched by the baseline
+    stale_baseline: int = 0  # baseline entries that matched nothing
     _sources: dict = field(default_factory=dict)
 
     def source(self, path: str) -> list[str]:
@@ -136,28 +168,68 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def check(args) -> int:
+    from cudalint.config import resolve_config
     from cudalint.discover import discover
     from cudalint.engine import analyze_all
     from cudalint.registry import selected
     from cudalint.reporters import reporter
     from cudalint.reporters.text import summary
 
+    paths = args.paths or ["."]
     try:
-        settings = settings_from_args(args)
-        selected(settings.select, settings.ignore)  # validates codes before any work
+        config = resolve_config(paths, args.config, args.isolated)
+        settings = settings_from_args(args, config)
+        rules = selected(settings.select, settings.ignore)  # validates codes before any work
         from cudalint.frontend.flags import resolve_mode
         resolve_mode(settings)
         if settings.compile_commands_dir:
             from cudalint.frontend.flags import compile_database
             compile_database(settings.compile_commands_dir)
+        baseline_entries = None
+        if args.baseline:
+            from cudalint import baseline
+            baseline_entries = baseline.load(args.baseline)
+        jobs = args.jobs if args.jobs is not None else config.get("jobs", 0)
+        if jobs < 0:
+            raise ValueError(f"--jobs {jobs}: must be 0 (automatic) or more")
     except ValueError as exc:
         return _error(str(exc))
-    files, problems = discover(args.paths or ["."], settings.extensions)
+    files, problems = discover(paths, settings.extensions)
+    files = _exclude(files, paths, config, _split(args.exclude), args.force_exclude)
     missing = [p for p in problems if p.endswith("no such file or directory")]
     for p in problems:
         print(f"cudalint: {p}", file=sys.stderr)
-    results = analyze_all(files, settings, args.jobs)
-    findings = [f for r in results for f in r.findings]
+
+    cache = None
+    if not args.no_cache:
+        from cudalint.cache import Cache
+        cache = Cache(args.cache_dir)
+    with _Progress(len(files), enabled=not args.no_progress) as progress:
+        results = analyze_all(files, settings, jobs, cache=cache, progress=progress.update)
+
+    run = RunInfo(color=False, quiet=args.quiet, files_checked=len(files))
+    findings = _post_filter(results, rules, settings, config, args, run)
+    if args.write_baseline:
+        from cudalint import baseline
+        try:
+            n = baseline.write(args.write_baseline, findings, run.source)
+        except OSError as exc:
+            return _error(f"cannot write {args.write_baseline}: {exc.strerror}")
+        print(f"cudalint: wrote {n} finding{'s' if n != 1 else ''} to baseline {args.write_baseline}",
+              file=sys.stderr)
+        return EXIT_USAGE if missing else EXIT_OK
+    if baseline_entries is not None:
+        from cudalint import baseline
+        findings, run.baselined, stale = baseline.apply(baseline_entries, findings, run.source, files)
+        run.stale_baseline = len(stale)
+        if stale:
+            print(f"cudalint: {len(stale)} baseline entr{'ies' if len(stale) != 1 else 'y'} in {args.baseline} "
+                  "no longer match any finding (fixed or changed); shrink the baseline with --write-baseline",
+                  file=sys.stderr)
+            if args.verbose:
+                for e in stale:
+                    print(f"  stale: {e['path']}: {e['rule']} (was line {e.get('line', '?')})", file=sys.stderr)
+
     if args.confirm and findings:
         from cudalint.gpu.runner import confirm
         findings = confirm(findings, settings, timeout=args.confirm_timeout)
@@ -169,13 +241,18 @@ def check(args) -> int:
         for r in results:
             for note in r.notes:
                 print(f"{r.path}: skipped: {note}", file=sys.stderr)
+        if cache is not None:
+            print(f"cudalint: cache: {cache.hits} hit{'s' if cache.hits != 1 else ''}, "
+                  f"{len(files) - cache.hits} analysed ({cache.dir})", file=sys.stderr)
     out_stream = sys.stdout
-    run = RunInfo(color=_use_color(out_stream, bool(args.output)), quiet=args.quiet,
-                  files_checked=len(files), diagnostics=diagnostics)
+    run.color = _use_color(out_stream, bool(args.output))
+    run.diagnostics = diagnostics
     if args.statistics:
-        text = _statistics(findings) + summary(findings, run) + "\n"
+        text = _statistics(findings) + summary(findings, run) + _extra_summary(run) + "\n"
     else:
         text = reporter(args.output_format)(findings, run)
+        if args.output_format == "text":
+            text += _extra_summary(run) + ("\n" if _extra_summary(run) else "")
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as fh:
@@ -188,6 +265,115 @@ def check(args) -> int:
         return EXIT_USAGE
     failing = [f for f in findings if _SEVERITY_RANK[f.severity] >= _SEVERITY_RANK[args.fail_on]]
     return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_OK
+
+
+def _extra_summary(run) -> str:
+    parts = []
+    if run.suppressed:
+        parts.append(f"{run.suppressed} suppressed by comments")
+    if run.baselined:
+        parts.append(f"{run.baselined} in the baseline")
+    if run.stale_baseline:
+        parts.append(f"{run.stale_baseline} stale baseline entr{'ies' if run.stale_baseline != 1 else 'y'}")
+    return ("Not shown: " + ", ".join(parts) + ".") if parts else ""
+
+
+def _exclude(files, paths, config, extra, force) -> list[str]:
+    """Drop files matching the config's `exclude` (relative to its directory) or --exclude (relative
+    to the current directory). Files named on the command line stay unless --force-exclude."""
+    import pathspec
+    specs = []
+    if config.get("exclude"):
+        specs.append((str(config.root), pathspec.PathSpec.from_lines("gitwildmatch", config.get("exclude"))))
+    if extra:
+        specs.append((os.getcwd(), pathspec.PathSpec.from_lines("gitwildmatch", extra)))
+    if not specs:
+        return files
+    explicit = {os.path.realpath(p) for p in paths if os.path.isfile(p)}
+    out = []
+    for f in files:
+        real = os.path.realpath(f)
+        if real in explicit and not force:
+            out.append(f)
+            continue
+        if any(_match(spec, root, f) for root, spec in specs):
+            continue
+        out.append(f)
+    return out
+
+
+def _match(spec, root: str, path: str) -> bool:
+    rel = os.path.relpath(os.path.abspath(path), root)
+    if rel.startswith(".."):
+        return spec.match_file(os.path.basename(path))
+    return spec.match_file(rel.replace(os.sep, "/"))
+
+
+def _post_filter(results, rules, settings, config, args, run) -> list:
+    """Per-file ignores from config, then suppression comments (with CUDA901 for unused ones)."""
+    from cudalint import suppress
+    from cudalint.registry import all_rules
+    pfi = [(root_spec, set(codes)) for root_spec, codes in _per_file_specs(config)]
+    ran = {r.code for r in rules}
+    unused_rule = all_rules().get(suppress.UNUSED_CODE) if suppress.UNUSED_CODE in ran else None
+    codes = {c: r.name for c, r in all_rules().items()}
+    findings = []
+    for r in results:
+        fs = list(r.findings)
+        if not args.no_suppressions:
+            fs, n = suppress.apply(r.path, run.source(r.path), fs, ran, codes, unused_rule)
+            run.suppressed += n
+            sev = settings.severities.get(suppress.UNUSED_CODE)
+            if sev:
+                fs = [f.with_(severity=sev) if f.rule == suppress.UNUSED_CODE else f for f in fs]
+        if pfi:
+            fs = [f for f in fs if not any(_match(spec, root, f.path) and any(f.rule.startswith(c) for c in cs)
+                                           for (root, spec), cs in pfi)]
+        findings += fs
+    return findings
+
+
+def _per_file_specs(config):
+    import pathspec
+    for glob, codes in config.get("per-file-ignores", ()):
+        from cudalint.registry import resolve
+        yield (str(config.root), pathspec.PathSpec.from_lines("gitwildmatch", [glob])), tuple(resolve(codes))
+
+
+class _Progress:
+    """A rich progress bar on stderr for runs of more than 10 files that take more than a second;
+    never when stderr is not a terminal (piped, CI logs, pre-commit)."""
+
+    def __init__(self, total: int, enabled: bool = True):
+        import time
+        self.total = total
+        self.enabled = enabled and total > 10 and sys.stderr.isatty() and os.environ.get("TERM") != "dumb"
+        self.start = time.monotonic()
+        self.bar = None
+        self.task = None
+
+    def __enter__(self):
+        return self
+
+    def update(self, done: int, total: int) -> None:
+        import time
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.start < 1.0 or done >= total:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            self.bar = Progress(TextColumn("cudalint"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                console=Console(file=sys.stderr), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("files", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+        return False
 
 
 def _statistics(findings) -> str:

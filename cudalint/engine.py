@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from cudalint.findings import Finding
@@ -40,14 +40,19 @@ class FileResult:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     kernels: int = 0
+    includes: tuple = ()  # headers libclang included (for the cache's dependency check)
+    cached: bool = False  # served from cudalint.cache
 
 
 def analyze_file(path: str, settings: Settings) -> FileResult:
     from cudalint.frontend.parse import parse
     from cudalint.frontend.tu import build_model
     start = time.monotonic()
+    includes = ()
     try:
-        model = build_model(parse(path, settings))
+        parsed = parse(path, settings)
+        includes = _includes(parsed.tu)
+        model = build_model(parsed)
     except Exception as exc:  # never let one file stop the run
         return FileResult(path, [], [Diagnostic(path, 0, 0, "error", f"internal error while parsing: {exc!r}")],
                           [traceback.format_exc()] if settings.verbose else [])
@@ -64,13 +69,51 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
                 ctx.skipped.append((rule.code, traceback.format_exc()))
     findings = sorted(set(findings), key=Finding.sort_key)
     notes = [f"{what}: {why}" for what, why in ctx.skipped]
-    return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels))
+    return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels), includes)
 
 
-def analyze_all(paths: list[str], settings: Settings, jobs: int = 0) -> list[FileResult]:
-    """Results in the order of `paths`, whatever the job count."""
+def _includes(tu) -> tuple[str, ...]:
+    """Every header the translation unit included (for the cache key), sorted, unique."""
+    if tu is None:
+        return ()
+    try:
+        return tuple(sorted({os.path.realpath(inc.include.name) for inc in tu.get_includes()}))
+    except Exception:
+        return ()
+
+
+def analyze_all(paths: list[str], settings: Settings, jobs: int = 0, cache=None,
+                progress=None) -> list[FileResult]:
+    """Results in the order of `paths`, whatever the job count. `cache`: a cudalint.cache.Cache
+    (hits skip the work); `progress(done, total)` is called as files finish."""
+    results: list[FileResult | None] = [None] * len(paths)
+    keys = [None] * len(paths)
+    todo = []
+    for i, p in enumerate(paths):
+        if cache is not None:
+            keys[i] = cache.key(p, settings)
+            results[i] = cache.get(keys[i])
+        if results[i] is None:
+            todo.append(i)
+    done = len(paths) - len(todo)
+    if progress and done:
+        progress(done, len(paths))
     jobs = jobs or min(os.cpu_count() or 1, 8)
-    if jobs <= 1 or len(paths) <= 1:
-        return [analyze_file(p, settings) for p in paths]
-    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
-        return list(pool.map(analyze_file, paths, [settings] * len(paths), chunksize=1))
+    if jobs <= 1 or len(todo) <= 1:
+        for i in todo:
+            results[i] = analyze_file(paths[i], settings)
+            done += 1
+            if progress:
+                progress(done, len(paths))
+    else:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
+            futures = {pool.submit(analyze_file, paths[i], settings): i for i in todo}
+            for fut in as_completed(futures):
+                results[futures[fut]] = fut.result()
+                done += 1
+                if progress:
+                    progress(done, len(paths))
+    if cache is not None:
+        for i in todo:
+            cache.put(keys[i], results[i])
+    return results

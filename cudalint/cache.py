@@ -1,0 +1,183 @@
+"""A content-keyed cache of per-file results, so a re-run over unchanged files does no parsing.
+
+Key: sha256 of the file's content, its path (as given, and resolved), the current directory, the
+full clang argument list for the file, the settings, cudalint's version and a stamp of its code,
+and the libclang version. An entry also records every header libclang included
+(`TranslationUnit.get_includes()`) with its mtime and size; a changed header makes the entry miss.
+
+Location: `$CUDALINT_CACHE_DIR`, else `.cudalint_cache/` in the current directory; entries live
+under `<dir>/<cudalint version>/`. The directory gets a `CACHEDIR.TAG` and a `.gitignore` of `*`.
+Writes are atomic (temporary file, then rename), so parallel runs (pre-commit) do not collide.
+Entries are JSON, never pickle: a cache directory committed to a repository must not run code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict
+from functools import lru_cache
+from pathlib import Path
+
+from cudalint import __version__
+from cudalint.findings import Confirmation, Finding, Related
+from cudalint.model import Diagnostic
+
+ENTRY_VERSION = 1
+_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cudalint.\n"
+
+
+def default_dir() -> Path:
+    return Path(os.environ.get("CUDALINT_CACHE_DIR") or ".cudalint_cache")
+
+
+@lru_cache(maxsize=None)
+def code_stamp() -> str:
+    """Names, sizes and mtimes of cudalint's Python files, rules included: a rule edited in a
+    development checkout invalidates the cache even though the version did not change."""
+    import cudalint
+    import cudalint.rules
+    h = hashlib.sha256()
+    roots = [Path(cudalint.__file__).parent, *map(Path, cudalint.rules.__path__)]
+    for root in roots:
+        for p in sorted(root.rglob("*")):
+            if p.suffix in (".py", ".h", ".cuh") and "__pycache__" not in p.parts:
+                st = p.stat()
+                h.update(f"{p.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=None)
+def libclang_version() -> str:
+    from importlib import metadata
+    for dist in ("libclang-ng", "libclang", "clang"):
+        try:
+            return f"{dist}=={metadata.version(dist)}"
+        except metadata.PackageNotFoundError:
+            continue
+    return "unknown"
+
+
+def _stat(path: str):
+    try:
+        st = os.stat(path)
+        return [st.st_mtime_ns, st.st_size]
+    except OSError:
+        return None
+
+
+class Cache:
+    def __init__(self, directory: str | os.PathLike | None = None):
+        self.root = Path(directory) if directory else default_dir()
+        self.dir = self.root / __version__
+        self.hits = self.misses = 0
+        self._ready = False
+
+    # -- keys
+
+    def key(self, path: str, settings) -> str | None:
+        """The entry key for `path`, or None when the file cannot be read (no caching)."""
+        from cudalint.frontend.flags import file_args, resolve_mode
+        try:
+            with open(path, "rb") as fh:
+                content = fh.read()
+        except OSError:
+            return None
+        try:
+            mode, root = resolve_mode(settings)
+            args = file_args(settings, path, mode, root)
+        except ValueError:
+            return None
+        h = hashlib.sha256()
+        for part in (__version__, code_stamp(), libclang_version(), os.getcwd(), path, os.path.realpath(path),
+                     mode, root or "", "\x1f".join(args), repr(settings)):
+            h.update(part.encode("utf-8", "surrogateescape"))
+            h.update(b"\0")
+        h.update(hashlib.sha256(content).digest())
+        return h.hexdigest()
+
+    def _file(self, key: str) -> Path:
+        return self.dir / key[:2] / f"{key}.json"
+
+    # -- reading and writing
+
+    def get(self, key: str | None):
+        """The cached FileResult, or None (missing, unreadable, or a header changed)."""
+        if key is None:
+            return None
+        try:
+            with open(self._file(key), encoding="utf-8") as fh:
+                data = json.load(fh)
+            if data.get("v") != ENTRY_VERSION:
+                raise ValueError
+            for dep, stamp in data["deps"]:
+                if _stat(dep) != stamp:
+                    raise ValueError
+            result = _result_from(data["result"])
+        except (OSError, ValueError, KeyError, TypeError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return result
+
+    def put(self, key: str | None, result) -> None:
+        if key is None or any(d.message.startswith("internal error") for d in result.diagnostics):
+            return
+        deps = [[p, s] for p in result.includes if (s := _stat(p)) is not None]
+        data = {"v": ENTRY_VERSION, "deps": deps, "result": _result_to(result)}
+        target = self._file(key)
+        try:
+            self._init()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, separators=(",", ":"))
+            os.replace(tmp, target)
+        except OSError:
+            pass  # a read-only checkout still lints; it just does not cache
+
+    def _init(self):
+        if self._ready:
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        for name, text in (("CACHEDIR.TAG", _TAG), (".gitignore", "# created by cudalint\n*\n")):
+            p = self.root / name
+            if not p.exists():
+                p.write_text(text, encoding="utf-8")
+        self._ready = True
+
+
+# ---------------------------------------------------------------------------- (de)serialising
+
+
+def _tuples(v):
+    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
+
+
+def _finding_to(f: Finding) -> dict:
+    d = f.to_dict()
+    d["properties"] = [list(p) for p in f.properties]
+    return d
+
+
+def _finding_from(d: dict) -> Finding:
+    d = dict(d)
+    d["related"] = tuple(Related(**r) for r in d["related"])
+    d["confirmation"] = Confirmation(**d["confirmation"]) if d["confirmation"] else None
+    d["properties"] = _tuples(d.get("properties", []))
+    return Finding(**d)
+
+
+def _result_to(r) -> dict:
+    return {"path": r.path, "findings": [_finding_to(f) for f in r.findings],
+            "diagnostics": [asdict(d) for d in r.diagnostics], "notes": list(r.notes),
+            "seconds": r.seconds, "kernels": r.kernels, "includes": list(r.includes)}
+
+
+def _result_from(d: dict):
+    from cudalint.engine import FileResult
+    return FileResult(d["path"], [_finding_from(f) for f in d["findings"]],
+                      [Diagnostic(**x) for x in d["diagnostics"]], list(d["notes"]), d["seconds"],
+                      d["kernels"], tuple(d["includes"]), cached=True)
