@@ -1,0 +1,275 @@
+"""Focused tests of the host-memory analysis (cudalint.analysis.hostflow): small host functions
+parsed for real, analysed, and the leak / double-free / mismatch / unsync results checked."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from cudalint.analysis import hostflow
+from cudalint.frontend import host as H
+from cudalint.frontend.parse import parse
+from cudalint.frontend.tu import build_model
+from cudalint.settings import Settings
+
+PRELUDE = """\
+#include <cstdlib>
+#include <cuda_runtime.h>
+#define CHECK_RET(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) return e_; } while (0)
+#define CHECK_EXIT(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) exit(1); } while (0)
+[[noreturn]] void die(const char* msg);
+#define CHECK_DIE(call) do { if ((call) != cudaSuccess) die(#call); } while (0)
+__global__ void k(float* p, int n);
+void sink(float* p);
+"""
+
+
+def run(tmp_path, body, name="f"):
+    src = tmp_path / "t.cu"
+    src.write_text(PRELUDE + textwrap.dedent(body))
+    model = build_model(parse(str(src), Settings(cuda_mode="shim")))
+    errors = [d for d in model.diagnostics if d.severity == "error"]
+    assert not errors, errors
+    fn = next(f for f in model.host_functions if f.name == name)
+    return hostflow.analyze(fn), PRELUDE.count("\n")
+
+
+def lines(items, attr, base):
+    return sorted(getattr(x, attr).line - base for x in items)
+
+
+def test_tree_has_structure_and_spelling_locations(tmp_path):
+    src = tmp_path / "t.cu"
+    src.write_text(PRELUDE + "cudaError_t f() {\n  float* d;\n  CHECK_RET(cudaMalloc(&d, 4));\n"
+                   "  cudaFree(d);\n  return cudaSuccess;\n}\n")
+    model = build_model(parse(str(src), Settings(cuda_mode="shim")))
+    fn = next(f for f in model.host_functions if f.name == "f")
+    stmts = fn.body.stmts
+    assert isinstance(stmts[0], H.Assign) and stmts[0].target.name == "d"
+    assert isinstance(stmts[1], H.Loop) and stmts[1].once  # do { } while (0)
+    call = stmts[1].body.stmts[0]
+    assert isinstance(call, H.Call) and call.name == "cudaMalloc"
+    assert call.args[0] == H.Arg("addr", "d", "local", "&d", root="d")
+    assert call.loc.column == 13  # inside the macro argument, not at the macro name
+    assert isinstance(stmts[-1], H.Return) and stmts[-1].implicit
+
+
+def test_leak_on_early_return_names_the_path(tmp_path):
+    r, base = run(tmp_path, """
+    int f(const float* src) {
+      float* d = nullptr;
+      cudaMalloc(&d, 16);
+      if (cudaMemcpy(d, src, 16, cudaMemcpyHostToDevice) != cudaSuccess) return -1;
+      cudaFree(d);
+      return 0;
+    }""")
+    assert lines(r.leaks, "exit_loc", base) == [5]
+    assert r.leaks[0].path == (f"`cudaMemcpy` fails at line {base + 5}",)
+
+
+def test_failed_allocation_has_no_obligation(tmp_path):
+    r, _ = run(tmp_path, """
+    float* f(size_t n) {
+      float* p = nullptr;
+      cudaError_t err = cudaMalloc(&p, n);
+      if (err != cudaSuccess) return nullptr;
+      return p;
+    }""")
+    assert r.leaks == []
+
+
+def test_exit_and_noreturn_paths_are_not_leaks(tmp_path):
+    r, _ = run(tmp_path, """
+    void f(int n) {
+      float* d = nullptr;
+      CHECK_EXIT(cudaMalloc(&d, 16));
+      CHECK_EXIT(cudaMemset(d, 0, 16));
+      CHECK_DIE(cudaDeviceSynchronize());
+      if (n < 0) abort();
+      cudaFree(d);
+    }""")
+    assert r.leaks == []
+
+
+def test_check_macro_that_returns_leaks_earlier_allocation(tmp_path):
+    r, base = run(tmp_path, """
+    cudaError_t f(size_t n) {
+      float* a = nullptr;
+      float* b = nullptr;
+      CHECK_RET(cudaMalloc(&a, 16));
+      CHECK_RET(cudaMalloc(&b, n));
+      cudaFree(b);
+      cudaFree(a);
+      return cudaSuccess;
+    }""")
+    assert [(lk.name, lk.exit_loc.line - base) for lk in r.leaks] == [("a", 6)]
+
+
+def test_goto_cleanup_is_clean_and_missing_label_step_leaks(tmp_path):
+    body = """
+    int f(const float* s) {
+      int rc = 0;
+      float* d = nullptr;
+      float* h = nullptr;
+      if (cudaMalloc(&d, 16) != cudaSuccess) { rc = 1; goto done; }
+      if (cudaMallocHost(&h, 16) != cudaSuccess) { rc = 2; goto %s; }
+      if (cudaMemcpy(d, s, 16, cudaMemcpyHostToDevice) != cudaSuccess) { rc = 3; goto free_h; }
+      rc = 4;
+    free_h:
+      cudaFreeHost(h);
+    free_d:
+      cudaFree(d);
+    done:
+      return rc;
+    }"""
+    r, _ = run(tmp_path, body % "free_d")
+    assert r.leaks == [] and r.double_frees == []
+    r, _ = run(tmp_path, body % "done")
+    assert [lk.name for lk in r.leaks] == ["d"]
+
+
+def test_switch_and_loop(tmp_path):
+    r, base = run(tmp_path, """
+    int f(int mode, int iters) {
+      float* d = nullptr;
+      cudaMalloc(&d, 16);
+      for (int i = 0; i < iters; ++i) {
+        float* t = nullptr;
+        cudaMalloc(&t, 16);
+        cudaFree(t);
+      }
+      switch (mode) {
+        case 1: cudaFree(d); return 1;
+        case 2: return 2;
+        default: break;
+      }
+      cudaFree(d);
+      return 0;
+    }""")
+    assert lines(r.leaks, "exit_loc", base) == [12]
+    assert r.double_frees == []
+
+
+def test_loop_allocation_freed_once_after_the_loop(tmp_path):
+    r, _ = run(tmp_path, """
+    void f(int n) {
+      float* d = nullptr;
+      for (int i = 0; i < n; ++i) {
+        if (d == nullptr) cudaMalloc(&d, 16);
+        k<<<1, 1>>>(d, i);
+      }
+      cudaFree(d);
+    }""")
+    assert r.leaks == [] and r.double_frees == []
+
+
+def test_escapes_end_the_obligation(tmp_path):
+    r, _ = run(tmp_path, """
+    struct Ctx { float* w; };
+    static float* g;
+    void f(Ctx& c, float** out) {
+      float *a, *b, *e, *x;
+      cudaMalloc(&a, 16); c.w = a;
+      cudaMalloc(&b, 16); g = b;
+      cudaMalloc(&e, 16); *out = e;
+      cudaMalloc(&x, 16); sink(x);
+      cudaMalloc(&c.w, 16);
+      cudaMalloc(out, 16);
+    }""")
+    assert r.leaks == []
+
+
+def test_launch_memcpy_and_local_struct_do_not_escape(tmp_path):
+    r, base = run(tmp_path, """
+    struct Pair { float* p; };
+    void f(float* h) {
+      Pair s;
+      cudaMalloc(&s.p, 16);
+      k<<<1, 1>>>(s.p, 4);
+      cudaMemcpy(h, s.p, 16, cudaMemcpyDeviceToHost);
+    }""")
+    assert [(lk.name, lk.implicit) for lk in r.leaks] == [("s.p", True)]
+
+
+def test_double_free_path_and_null_reset(tmp_path):
+    r, base = run(tmp_path, """
+    void f(bool fail) {
+      float* d = nullptr;
+      cudaMalloc(&d, 16);
+      if (fail) cudaFree(d);
+      cudaFree(d);
+      float* e = nullptr;
+      cudaMalloc(&e, 16);
+      cudaFree(e);
+      e = nullptr;
+      cudaFree(e);
+    }""")
+    assert lines(r.double_frees, "second_loc", base) == [6]
+
+
+def test_correlated_conditions_are_not_contradicted(tmp_path):
+    r, _ = run(tmp_path, """
+    void f(bool own) {
+      float* d = nullptr;
+      if (own) cudaMalloc(&d, 16);
+      k<<<1, 1>>>(d, 1);
+      if (own) cudaFree(d);
+    }""")
+    assert r.leaks == []
+
+
+@pytest.mark.parametrize("alloc,release,bad", [
+    ("cudaMallocHost(&p, 16)", "cudaFree(p)", True),
+    ("cudaMallocHost(&p, 16)", "cudaFreeHost(p)", False),
+    ("cudaMallocAsync(&p, 16, 0)", "cudaFree(p)", False),
+    ("p = (float*)malloc(16)", "cudaFree(p)", True),
+    ("p = new float[4]", "delete[] p", False),
+    ("p = new float[4]", "cudaFree(p)", True),
+    ("cudaMalloc(&p, 16)", "free(p)", True),
+])
+def test_mismatched_pairs(tmp_path, alloc, release, bad):
+    r, _ = run(tmp_path, f"void f() {{\n  float* p = nullptr;\n  {alloc};\n  {release};\n}}\n")
+    assert bool(r.mismatches) == bad
+    assert r.leaks == []  # a wrong release still ends the obligation
+
+
+def test_unsync_read_and_syncs(tmp_path):
+    r, base = run(tmp_path, """
+    float f(float* h, float* d, cudaStream_t s, cudaEvent_t e, bool c) {
+      cudaMemcpyAsync(h, d, 16, cudaMemcpyDeviceToHost, s);
+      float a = h[0];
+      cudaEventRecord(e, s);
+      cudaEventSynchronize(e);
+      float b = h[1];
+      cudaMemcpyAsync(h, d, 16, cudaMemcpyDeviceToHost, s);
+      if (c) cudaStreamSynchronize(s);
+      h[2] = 1.0f;
+      cudaStreamSynchronize(s);
+      float x = h[3];
+      cudaMemcpyAsync(d, h, 16, cudaMemcpyHostToDevice, s);
+      return a + b + x + h[4];
+    }""")
+    assert [(u.access_loc.line - base, u.write) for u in r.unsync] == [(4, False), (10, True)]
+
+
+def test_managed_memory_written_by_a_kernel(tmp_path):
+    r, base = run(tmp_path, """
+    float f() {
+      float* m = nullptr;
+      cudaMallocManaged(&m, 16);
+      k<<<1, 4>>>(m, 4);
+      float v = m[0];
+      cudaDeviceSynchronize();
+      v += m[1];
+      cudaFree(m);
+      return v;
+    }""")
+    assert lines(r.unsync, "access_loc", base) == [6]
+
+
+def test_path_budget_is_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(hostflow, "MAX_STEPS", 50)
+    ifs = "\n".join(f"  if (n > {i}) cudaMemset(d, {i}, 4);" for i in range(30))
+    r, _ = run(tmp_path, f"void f(int n) {{\n  float* d;\n  cudaMalloc(&d, 4);\n{ifs}\n  cudaFree(d);\n}}\n")
+    assert r.truncated
