@@ -1,4 +1,5 @@
-"""Model expressions as z3 bit-vector terms (64-bit, signed, as index arithmetic is in C)."""
+"""Model expressions as z3 bit-vector terms: 32-bit, signed, as `int` index arithmetic is in C
+(no-overflow side conditions keep wrapped values out of witnesses)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import z3
 
 from cudalint.model import Const, Op, Sym
 
-BITS = 64
+BITS = 32
 _CMP = {"<": lambda a, b: a < b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
         ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
 _ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -29,22 +30,24 @@ def as_bv(x):
     return z3.If(x, bv(1), bv(0)) if z3.is_bool(x) else x
 
 
-def to_z3(e, var: Callable[[Sym], z3.ExprRef]):
-    """The z3 term of expression `e`; `var` maps each Sym to the z3 variable of one thread."""
+def to_z3(e, var: Callable[[Sym], z3.ExprRef], side: list | None = None):
+    """The z3 term of expression `e`; `var` maps each Sym to the z3 variable of one thread.
+    With `side`, no-overflow conditions of its arithmetic are appended there: index arithmetic
+    that wraps around is a bug of its own, and wrapped witnesses would be false alarms."""
     if isinstance(e, Const):
         return bv(e.value)
     if isinstance(e, Sym):
         return var(e)
     op, args = e.op, e.args
     if op == "ite":
-        c, a, b = (to_z3(x, var) for x in args)
+        c, a, b = (to_z3(x, var, side) for x in args)
         a, b = (a, b) if z3.is_bool(a) == z3.is_bool(b) else (as_bv(a), as_bv(b))
         return z3.If(as_bool(c), a, b)
     if op == "!":
-        return z3.Not(as_bool(to_z3(args[0], var)))
+        return z3.Not(as_bool(to_z3(args[0], var, side)))
     if op == "~":
-        return ~as_bv(to_z3(args[0], var))
-    a, b = (to_z3(x, var) for x in args)
+        return ~as_bv(to_z3(args[0], var, side))
+    a, b = (to_z3(x, var, side) for x in args)
     if op == "&&":
         return z3.And(as_bool(a), as_bool(b))
     if op == "||":
@@ -52,7 +55,17 @@ def to_z3(e, var: Callable[[Sym], z3.ExprRef]):
     a, b = as_bv(a), as_bv(b)
     if op in _CMP:
         return _CMP[op](a, b)
+    if side is not None and op in _NO_OVERFLOW:
+        side.extend(_NO_OVERFLOW[op](a, b))
     return _ARITH[op](a, b)
+
+
+_NO_OVERFLOW = {
+    "+": lambda a, b: [z3.BVAddNoOverflow(a, b, True), z3.BVAddNoUnderflow(a, b)],
+    "-": lambda a, b: [z3.BVSubNoOverflow(a, b), z3.BVSubNoUnderflow(a, b, True)],
+    "*": lambda a, b: [z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b)],
+    "<<": lambda a, b: [b >= 0, b < BITS, (a << b) >> b == a],
+}
 
 
 def conjuncts(guard) -> list:

@@ -45,7 +45,7 @@ def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[
     off = th.term(acc.offset)
     if not data:
         s = z3.Solver()
-        s.add(*facts, z3.URem(off, a) != bv(0))
+        s.add(*facts, *th.side, z3.URem(off, a) != bv(0))
         status, m = _check_preferring_block0(s, [th], timeout_ms)
         return status, (Misalignment(th.describe(m), value(m, off) or 0) if m is not None else None)
     th2, facts2 = _thread(kernel, acc, geom, 1)
@@ -58,7 +58,8 @@ def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[
 
     # A pair whose distance stays put when each argument moves by one (affine offsets)...
     s = z3.Solver()
-    s.add(*facts, *facts2, z3.URem(diff, a) != bv(0), shifted(bv(1)) == diff)
+    moved = shifted(bv(1))
+    s.add(*facts, *facts2, *th.side, *th2.side, z3.URem(diff, a) != bv(0), moved == diff)
     status, m = _check_preferring_block0(s, [th, th2], timeout_ms)
     if m is None:
         return status, None

@@ -12,7 +12,7 @@ from cudalint.symbolic import BITS, bv, to_z3
 
 AXES = ("x", "y", "z")
 MAX_BLOCK = (1024, 1024, 64)
-MAX_GRID = (2**31 - 1, 65535, 65535)
+MAX_GRID = (2**31 - 1, 65535, 65535)  # fits a signed 32-bit value
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,8 @@ class Thread:
         self.k, self.geom, self.split = k, geom, split
         self.overrides = overrides or {}
         self.cache: dict = {}
+        self.side: list = []  # no-overflow conditions and data ranges of the terms built so far:
+        # add them to a solver after building every term
 
     def var(self, s: Sym):
         if s in self.overrides:
@@ -80,7 +82,7 @@ class Thread:
         return self.cache[name]
 
     def term(self, e):
-        return to_z3(e, self.var)
+        return to_z3(e, self.var, self.side)
 
     def builtin(self, base: str, axis: str):
         return self.var(Sym(f"{base}.{axis}", THREAD if base == "threadIdx" else BLOCK, "builtin"))

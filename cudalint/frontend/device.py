@@ -103,6 +103,33 @@ def has_attr(c, kind) -> bool:
     return any(ch.kind == kind for ch in c.get_children())
 
 
+def _memory_scalar(ref) -> bool:
+    """A non-array `__shared__`/`__device__`/`__constant__` variable: memory, not a register."""
+    if ref.kind != K.VAR_DECL or ref.type.get_canonical().kind in (T.CONSTANTARRAY, T.INCOMPLETEARRAY):
+        return False
+    return any(ch.kind in (K.CUDASHARED_ATTR, K.CUDADEVICE_ATTR, K.CUDACONSTANT_ATTR) for ch in ref.get_children())
+
+
+def template_values(fn) -> dict:
+    """Non-type template parameter name -> value for a function template specialisation."""
+    try:
+        tmpl = fn.specialized_template
+    except Exception:
+        return {}
+    if tmpl is None or tmpl.is_null():
+        return {}
+    out = {}
+    params = [ch for ch in tmpl.get_children() if ch.kind in (
+        K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER, K.TEMPLATE_TEMPLATE_PARAMETER)]
+    for i, p in enumerate(params):
+        if p.kind == K.TEMPLATE_NON_TYPE_PARAMETER:
+            try:
+                out[p.spelling] = fn.get_template_argument_value(i)
+            except Exception:
+                pass
+    return out
+
+
 class KernelBuilder:
     """Walks one kernel (a FUNCTION_DECL with a body) into a `Kernel`."""
 
@@ -119,6 +146,7 @@ class KernelBuilder:
         self.depth = 0
         self.ids = itertools.count(1)
         self.returns: list | None = None  # (guard, value) pairs of the helper being inlined
+        self.tparams: list[dict] = [template_values(fn)]  # per inlined function: name -> value
 
     # ------------------------------------------------------------------ entry
 
@@ -488,17 +516,20 @@ class KernelBuilder:
     def decl_ref(self, c, env):
         ref = c.referenced
         name = c.spelling
-        if ref is None:
-            return self.fresh(name or "ref", THREAD, c)
+        if ref is None:  # e.g. a substituted template argument in an instantiation
+            v = const_int(c)
+            return Const(v) if v is not None else self.fresh(name or "ref", THREAD, c)
         if name == "warpSize":
             return Const(32)
         if ref.hash in env:
-            return env[ref.hash]
+            val = env[ref.hash]
+            return self.load(val, c) if _memory_scalar(ref) and isinstance(val, Ptr) else val
         rk = ref.kind
         if rk == K.ENUM_CONSTANT_DECL:
             return Const(ref.enum_value)
         if rk == K.TEMPLATE_NON_TYPE_PARAMETER:
-            v = const_int(c)
+            v = self.tparams[-1].get(name)
+            v = const_int(c) if v is None else v
             return Const(v) if v is not None else Sym(name, UNIFORM, "param")
         if rk == K.VAR_DECL:
             t = ref.type.get_canonical()
@@ -510,13 +541,9 @@ class KernelBuilder:
                      "constant" if has_attr(ref, K.CUDACONSTANT_ATTR) else
                      "global" if has_attr(ref, K.CUDADEVICE_ATTR) else None)
             if space is not None:
-                if t.kind in (T.CONSTANTARRAY, T.INCOMPLETEARRAY):
-                    val = self.array_value(ref, space)
-                else:  # a scalar global: a one-element array
-                    arr = Array(ref.spelling, space, _size(t), _align(t), loc=self.loc(ref))
-                    val = Ptr(arr, Const(0), ref.type)
+                val = self.array_value(ref, space)
                 env[ref.hash] = val
-                return val
+                return val if t.kind in (T.CONSTANTARRAY, T.INCOMPLETEARRAY) else self.load(val, c)
             v = const_int(c)
             if v is not None:
                 return Const(v)
@@ -589,6 +616,9 @@ class KernelBuilder:
     def store(self, target, env, op, rhs, c):
         """`target op= rhs` (plain assignment when op is None); returns the new value."""
         t = _strip(target)
+        if t.kind == K.DECL_REF_EXPR and t.referenced is not None and _memory_scalar(t.referenced):
+            lv = self.lvalue(t, env)
+            return self._mem_store(lv, op, rhs, c) if isinstance(lv, Ptr) else rhs
         if t.kind == K.DECL_REF_EXPR and t.referenced is not None and t.referenced.hash in env \
                 and not isinstance(env[t.referenced.hash], tuple):
             key = t.referenced.hash
@@ -693,11 +723,12 @@ class KernelBuilder:
                 v = env.get(ref.hash)
                 if isinstance(v, Ptr) and ref.type.get_canonical().kind == T.LVALUEREFERENCE:
                     return v
-                if v is None and ref.kind == K.VAR_DECL and (has_attr(ref, K.CUDASHARED_ATTR) or has_attr(
-                        ref, K.CUDADEVICE_ATTR) or has_attr(ref, K.CUDACONSTANT_ATTR)):
-                    v = self.decl_ref(c, env)
-                    if isinstance(v, Ptr) and ref.type.get_canonical().kind not in (T.CONSTANTARRAY, T.INCOMPLETEARRAY):
-                        return v
+                if _memory_scalar(ref):
+                    if not isinstance(v, Ptr):
+                        space = ("shared" if has_attr(ref, K.CUDASHARED_ATTR) else "constant"
+                                 if has_attr(ref, K.CUDACONSTANT_ATTR) else "global")
+                        v = env[ref.hash] = self.array_value(ref, space)
+                    return v
             return ("var", c.spelling)
         if k == K.CALL_EXPR:
             v = self.call(c, env)
@@ -803,6 +834,7 @@ class KernelBuilder:
             else:
                 callee_env[p.hash] = self.expr(a, env)
         saved = (self.returns, self.via, list(self.guard))
+        self.tparams.append(template_values(fn))
         self._stack = getattr(self, "_stack", ()) + (fn.hash,)
         self.returns, self.via = [], self.via + (self.loc(c),)
         self.depth += 1
@@ -815,6 +847,7 @@ class KernelBuilder:
             self.returns, self.via, self.guard = saved[0], saved[1], saved[2]
             self.depth -= 1
             self._stack = self._stack[:-1]
+            self.tparams.pop()
         vals = [v for _, v in rets if v is not None]
         if len(vals) == 1:
             return vals[0]

@@ -71,7 +71,7 @@ def build_model(parsed: Parsed) -> FileModel:
             launches.append(launch[0])
             inst = launch[1]
             if inst is not None:
-                tmpl = ci.conf.lib.clang_getSpecializedCursorTemplate(inst)
+                tmpl = inst.specialized_template
                 if tmpl is not None and not tmpl.is_null():
                     instantiations.setdefault(tmpl.get_usr(), {})[inst.get_usr()] = inst
     models = []

@@ -1,0 +1,76 @@
+"""Barriers that not every thread of the block (or every lane named in a `__syncwarp` mask)
+reaches: a z3 query over two threads of one block, one reaching the barrier and one not."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from cudalint.analysis.geometry import Geometry, Thread, geometries
+from cudalint.model import THREAD, Barrier, Kernel
+from cudalint.symbolic import BITS, as_bool, bv, check, value
+
+
+@dataclass(frozen=True)
+class Divergence:
+    barrier: Barrier
+    reaches: str  # the thread that reaches it
+    misses: str  # the thread that does not, or the lane outside the mask
+    outside_mask: bool
+    geometry: Geometry
+
+
+def divergences(ctx, kernel: Kernel) -> list[Divergence]:
+    out = []
+    for b in kernel.events:
+        if not isinstance(b, Barrier):
+            continue
+        if ctx.out_of_time():
+            ctx.skipped.append((f"barrier divergence in {kernel.name}", "file time budget spent"))
+            break
+        for geom in geometries(ctx.model, kernel, ctx.settings.block_dims):
+            d = _check(kernel, b, geom, ctx.settings.solver_timeout_ms, ctx)
+            if d:
+                out.append(d)
+                break
+    return out
+
+
+def _threads(kernel, b, geom):
+    t1, t2 = Thread(1, geom, THREAD), Thread(2, geom, THREAD)
+    facts = t1.constraints() + t2.constraints()
+    from cudalint.analysis.races import _loop_facts  # one iteration of each loop for both threads
+    for lid in b.loops:
+        it = z3.BitVec(f"iter{lid}", BITS)
+        facts += _loop_facts(kernel.loops[lid], t1, it) + _loop_facts(kernel.loops[lid], t2, it)
+    g1 = z3.And(*[as_bool(t1.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
+    g2 = z3.And(*[as_bool(t2.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
+    return t1, t2, facts, g1, g2
+
+
+def _check(kernel, b: Barrier, geom, timeout, ctx):
+    t1, t2, facts, g1, g2 = _threads(kernel, b, geom)
+    l1, l2 = t1.linear_id(), t2.linear_id()
+    if b.kind == "block":
+        queries = [(z3.And(g1, z3.Not(g2), l1 != l2), False)]
+    else:
+        if b.mask is not None and b.mask.scope > 0:
+            return None  # a thread-dependent mask (__activemask()): nothing to prove
+        mask = t1.term(b.mask) if b.mask is not None else bv(0xFFFFFFFF)
+        lane1, lane2 = z3.URem(l1, bv(32)), z3.URem(l2, bv(32))
+        same_warp = z3.UDiv(l1, bv(32)) == z3.UDiv(l2, bv(32))
+        outside = z3.Extract(0, 0, z3.LShR(mask, lane1)) == 0
+        inside2 = z3.Extract(0, 0, z3.LShR(mask, lane2)) == 1
+        queries = [(z3.And(g1, outside, l1 == l2), True),
+                   (z3.And(g1, z3.Not(g2), inside2, same_warp, l1 != l2), False)]
+    for q, outside_mask in queries:
+        s = z3.Solver()
+        s.add(*facts, *t1.side, *t2.side, q)
+        status, m = check(s, timeout)
+        if status == "unknown":
+            ctx.skipped.append((f"divergence check {kernel.name} line {b.loc.line}", "solver timeout"))
+        if m is not None:
+            misses = f"lane {value(m, z3.URem(l1, bv(32)))}" if outside_mask else t2.describe(m)
+            return Divergence(b, t1.describe(m), misses, outside_mask, geom)
+    return None

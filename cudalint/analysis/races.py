@@ -1,0 +1,217 @@
+"""The two-thread race check: for two accesses to one array that can share a barrier interval,
+is there a pair of distinct threads with both guards true and overlapping addresses? (z3)
+
+Shared memory is asked about two threads of one block: first in different warps (a block-level
+race, CUDA201), then, if that is impossible, in one warp with warp barriers also ordering them
+(a warp-level race, CUDA202). Global memory is asked about two threads of different blocks
+(nothing orders them) and of one block (barriers do). Results are cached per file for the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from cudalint.analysis.geometry import Geometry, Thread, geometries
+from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
+from cudalint.analysis.threads import loop_definition
+from cudalint.model import BLOCK, THREAD, UNIFORM, Access, Kernel, syms
+from cudalint.symbolic import BITS, as_bool, bv, check, value
+
+MAX_PAIRS = 600  # per kernel; the rest is skipped (and said so under --verbose)
+
+
+@dataclass(frozen=True)
+class Race:
+    kind: str  # block | warp | global
+    first: Access  # executes first
+    second: Access  # executes second: the finding's primary location
+    first_thread: str
+    second_thread: str
+    first_index: str  # e.g. "s[4]"
+    second_index: str
+    geometry: Geometry
+    wrap_loop: int | None
+    kernel: str
+
+
+def races(ctx, kernel: Kernel) -> list[Race]:
+    return ctx.shared(("races", kernel.name, kernel.usr), lambda: _races(ctx, kernel))
+
+
+def _races(ctx, kernel: Kernel) -> list[Race]:
+    model, settings = ctx.model, ctx.settings
+    events = kernel.events
+    accesses = [i for i, e in enumerate(events) if isinstance(e, Access) and e.array.space in ("shared", "global")
+                and not e.array.read_only]
+    block_iv = Intervals(kernel, frozenset({"block"}))
+    warp_iv = Intervals(kernel, frozenset({"block", "warp"}))
+    found: dict = {}
+    budget = MAX_PAIRS
+    for n, i in enumerate(accesses):
+        for j in accesses[n:]:
+            a, b = events[i], events[j]
+            if a.array != b.array or not _conflicting(a, b):
+                continue
+            if a.array.space == "global" and not _global_candidate(kernel, a, b):
+                continue
+            budget -= 1
+            if budget < 0 or ctx.out_of_time():
+                ctx.skipped.append((f"races in {kernel.name}", "pair budget or file time budget spent"))
+                return list(found.values())
+            for geom in geometries(model, kernel, settings.block_dims):
+                race = _check_pair(kernel, i, j, geom, block_iv, warp_iv, settings.solver_timeout_ms, ctx)
+                if race is not None:
+                    key = (race.kind == "global", race.second.loc.line)
+                    found.setdefault(key, race)
+                    break
+    return sorted(found.values(), key=lambda r: (r.second.loc.line, r.kind))
+
+
+def _conflicting(a: Access, b: Access) -> bool:
+    if a.kind == "read" and b.kind == "read":
+        return False
+    if a.kind == "atomic" and b.kind == "atomic":
+        return False
+    return True
+
+
+def _data_dependent(acc: Access) -> bool:
+    return any(s.origin == "value" and s.scope == THREAD for s in syms(acc.offset))
+
+
+def _global_candidate(kernel: Kernel, a: Access, b: Access) -> bool:
+    """Global accesses at data-dependent addresses race only as a read-modify-write (`if (d[v] >
+    x) d[v] = x`): a scatter through an index array is presumed a permutation."""
+    if not (_data_dependent(a) or _data_dependent(b)):
+        return True
+    for w in (a, b):
+        if w.kind == "write" and any(isinstance(r, Access) and r.kind == "read" and r.array == w.array
+                                     and r.offset == w.offset for r in kernel.events):
+            return True
+    return False
+
+
+def _check_pair(kernel, i, j, geom, block_iv, warp_iv, timeout, ctx):
+    a = kernel.events[i]
+    if a.array.space == "shared":
+        for p in block_iv.pairings(i, j):
+            r = _solve(kernel, p, geom, "block", timeout, ctx)
+            if r:
+                return r
+        for p in warp_iv.pairings(i, j):
+            r = _solve(kernel, p, geom, "warp", timeout, ctx)
+            if r:
+                return r
+        return None
+    r = _solve(kernel, Pairing(i, j, tuple((lid, ANY) for lid in a.loops)), geom, "grid", timeout, ctx)
+    if r:
+        return r
+    for p in block_iv.pairings(i, j):
+        r = _solve(kernel, p, geom, "global-block", timeout, ctx)
+        if r:
+            return r
+    return None
+
+
+def _solve(kernel, p: Pairing, geom, mode, timeout, ctx):
+    first, second = kernel.events[p.first], kernel.events[p.second]
+    split = BLOCK if mode in ("grid",) else THREAD
+    rel = dict(p.iterations)
+    t1, t2 = (Thread(k, geom, split, _own_loop_vars(kernel, rel, k)) for k in (1, 2))
+    facts = t1.constraints() + t2.constraints()
+    for th, acc, which in ((t1, first, "first"), (t2, second, "second")):
+        facts += [as_bool(th.term(g)) for g in acc.guard]
+        for lid in acc.loops:
+            r = rel.get(lid, ANY)
+            tag = "" if r in (SAME, NEXT) else f"@{th.k}"
+            loop = kernel.loops[lid]
+            it = z3.BitVec(f"iter{lid}{tag}", BITS)
+            if r == NEXT and which == "second":
+                it = it + 1
+            facts += _loop_facts(loop, th, it)
+    o1, o2 = t1.term(first.offset), t2.term(second.offset)
+    facts += _overlap(o1, o2, first.width, second.width)
+    # Whatever the kernel's arguments are: the same two threads still collide when each argument
+    # moves by one. An unknown stride of 0 (or one that aliases rows) is not a race in the code.
+    args = _argument_vars(t1, first) + _argument_vars(t2, second)
+    if args:
+        moved = [(v, v + 1) for v in {a.get_id(): a for a in args}.values()]
+        facts += _overlap(z3.substitute(o1, *moved), z3.substitute(o2, *moved), first.width, second.width)
+    l1, l2 = t1.linear_id(), t2.linear_id()
+    if mode == "grid":
+        facts.append(z3.Or(*[t1.builtin("blockIdx", ax) != t2.builtin("blockIdx", ax) for ax in "xyz"]))
+    else:
+        facts.append(l1 != l2)
+    if mode == "block" or mode == "global-block":
+        if mode == "global-block":
+            facts += [t1.builtin("blockIdx", ax) == t2.builtin("blockIdx", ax) for ax in "xyz"]
+        if mode == "block":
+            facts.append(z3.UDiv(l1, bv(32)) != z3.UDiv(l2, bv(32)))
+    if mode == "warp":
+        facts.append(z3.UDiv(l1, bv(32)) == z3.UDiv(l2, bv(32)))
+    s = z3.Solver()
+    s.add(*facts, *t1.side, *t2.side)
+    status, m = check(s, timeout)
+    if status == "unknown":
+        ctx.skipped.append((f"race check {kernel.name} lines {first.loc.line}/{second.loc.line}", "solver timeout"))
+    if m is None:
+        return None
+    kind = {"block": "block", "warp": "warp"}.get(mode, "global")
+    return Race(kind, first, second, t1.describe(m), t2.describe(m), _index(first, value(m, o1)),
+                _index(second, value(m, o2)), geom, p.wrap_loop, kernel.name)
+
+
+def _overlap(o1, o2, w1, w2):
+    return [o1 < o2 + bv(w2), o2 < o1 + bv(w1)]
+
+
+def _argument_vars(th, acc) -> list:
+    """z3 variables of the uniform data (kernel arguments, values all threads share) in an offset."""
+    return [th.var(s) for s in syms(acc.offset) if s.scope == UNIFORM and s.origin in ("param", "value")]
+
+
+def _own_loop_vars(kernel, rel, k) -> dict:
+    """Loop variables that differ between the two threads: those of loops whose iterations are
+    not the same for both (a uniform counter is one value only within one iteration)."""
+    out = {}
+    for lid, r in rel.items():
+        var = kernel.loops[lid].var
+        if var is not None and r != SAME:
+            out[var] = z3.BitVec(f"{var.name}#{k}", BITS)
+    return out
+
+
+def _loop_facts(loop, th, it):
+    if loop.var is None or loop.init is None:
+        return []
+    v, init = th.var(loop.var), th.term(loop.init)
+    step = th.term(loop.step) if loop.step is not None else bv(1)
+    bound = [it >= 0, it < 2**20]
+    if loop.step_op == "+":
+        return bound + [v == init + it * step]
+    if loop.step_op == "-":
+        return bound + [v == init - it * step]
+    if loop.step_op == ">>":
+        return bound + [it < 64, v == init >> (it * step)]
+    if loop.step_op == "<<":
+        return bound + [it < 64, v == init << (it * step)]
+    return loop_definition(loop, th, "")
+
+
+def _index(acc: Access, offset: int | None) -> str:
+    """`s[4]` / `tile[3][5]` for a byte offset into acc.array."""
+    arr = acc.array
+    if offset is None or arr.elem_size <= 0:
+        return f"{arr.name}[?]"
+    elem = offset // arr.elem_size
+    dims = [d for d in arr.dims if d > 0]
+    if len(dims) >= 2 and len(dims) == len(arr.dims):
+        idx = []
+        for d in reversed(dims[1:]):
+            idx.append(elem % d)
+            elem //= d
+        idx.append(elem)
+        return arr.name + "".join(f"[{x}]" for x in reversed(idx))
+    return f"{arr.name}[{elem}]"

@@ -1,0 +1,65 @@
+"""Barrier under thread-dependent control flow (CUDA204).
+
+## What it does
+Flags a `__syncthreads()` (or cooperative-groups `block.sync()`) that some threads of a block
+reach and others do not — under a condition on `threadIdx`, on per-thread data, inside a loop
+whose trip count depends on the thread, or after a thread-dependent early `return` — and a
+`__syncwarp(mask)` reached by a lane outside `mask`, or not reached by a lane inside it. The
+check is a z3 query over two threads of one block; block-uniform conditions
+(`if (blockIdx.x > 0)`, kernel arguments) are fine.
+
+## Why is this bad?
+CUDA requires every thread of the block to reach the same `__syncthreads()`. When some do not,
+the behaviour is undefined: the kernel can hang, or the barrier silently orders nothing, and
+the shared-memory data the barrier was meant to protect is raced on.
+
+## Example
+```cuda
+for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+  if (tid < s) {
+    sdata[tid] += sdata[tid + s];
+    __syncthreads();              // threads with tid >= s never get here
+  }
+}
+```
+
+## Use instead
+Keep the barrier outside the thread-dependent branch:
+```cuda
+  if (tid < s) sdata[tid] += sdata[tid + s];
+  __syncthreads();
+```
+and replace early returns before a barrier by a guard around the work.
+
+## GPU confirmation
+`compute-sanitizer --tool synccheck` reports "Barrier error detected. Divergent thread(s) in
+block" (or "Invalid arguments" for a bad `__syncwarp` mask). On sm_90 threads that exit count as
+arrived, so a barrier skipped only by exited threads is not reported there: `--confirm` says
+`not-reproduced` for those.
+"""
+
+from __future__ import annotations
+
+from cudalint.analysis.divergence import divergences
+from cudalint.findings import Related
+from cudalint.registry import make_rule
+
+
+def check(ctx):
+    for kernel in ctx.model.kernels:
+        for d in divergences(ctx, kernel):
+            b = d.barrier
+            if d.outside_mask:
+                msg = (f"`{b.text}`: {d.reaches} ({d.misses}) reaches it but is not in the mask; "
+                       f"every lane that calls __syncwarp must be named in its mask ({d.geometry.describe()})")
+            else:
+                msg = (f"divergent barrier `{b.text}`: {d.reaches} reaches it but {d.misses} of the same "
+                       f"{'block' if b.kind == 'block' else 'warp'} does not ({d.geometry.describe()}); "
+                       f"move the barrier out of the thread-dependent branch, loop or early return")
+            related = [Related(v.path, v.line, v.column, "reached through this call") for v in b.via]
+            yield RULE.finding(b.loc, msg, kernel=kernel.name, related=related)
+
+
+RULE = make_rule(__doc__, code="CUDA204", name="divergent-barrier", category="barrier-divergence",
+                 severity="error", summary="A barrier that not all threads of the block (or warp mask) reach",
+                 check=check, precision="high", tags=("correctness", "barrier"))
