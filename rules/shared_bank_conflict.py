@@ -1,0 +1,163 @@
+"""Shared-memory bank conflict (CUDA301).
+
+## What it does
+For every shared-memory load and store, takes the 32 lanes of each warp (consecutive linear
+thread ids under the launch geometry), computes the bank (32 banks of 4-byte words) and the word
+each lane touches, and reports the *degree*: the largest number of different words that fall into
+one bank. Lanes reading the same word are a broadcast, not a conflict. 8-byte accesses are served
+per half-warp and 16-byte accesses per quarter-warp, so conflicts are counted per phase. The
+message names the bank, the lanes, and a fix when one exists (the row padding, or the stride,
+that makes the access conflict-free). Every warp of the block and every iteration of a loop with
+known bounds are enumerated and the worst is reported; a degree that depends on kernel arguments
+or block indices is reported only when z3 proves it holds for all their values.
+`--min-bank-conflict-degree N` (default 2) silences degrees below N.
+
+## Why is this bad?
+A k-way conflict splits one shared-memory instruction into k serialized wavefronts. The column
+read of a `[32][32]` float tile is 32-way: the load is 32 times slower than it needs to be, and a
+tiled transpose or GEMM kernel that should be bound by global memory ends up bound by shared
+memory. Nothing fails; the kernel is just slow, which is why the bug survives review.
+
+## Example
+```cuda
+__shared__ float tile[32][32];
+tile[threadIdx.y][threadIdx.x] = in[...];     // row write: conflict-free
+__syncthreads();
+out[...] = tile[threadIdx.x][threadIdx.y];    // column read: every lane in one bank, 32-way
+```
+
+## Use instead
+Pad the row so consecutive rows start in different banks:
+```cuda
+__shared__ float tile[32][33];                // bank (r * 33 + c) % 32 = (r + c) % 32
+```
+or swizzle the column with XOR (`tile[r][c ^ r]` for both the store and the load), which keeps
+the array dense and fits block shapes where no padding works.
+
+## GPU confirmation
+`--confirm` profiles the kernel with Nsight Compute: the counters
+`l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum` / `..._op_st.sum` are non-zero for a
+conflicting load/store (about `(degree - 1)` extra wavefronts per request), and zero for the
+padded version.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cudalint.analysis import banks
+from cudalint.analysis.geometry import geometries
+from cudalint.findings import Related
+from cudalint.model import Access
+from cudalint.registry import make_rule
+
+_ASSIGN = re.compile(r"^(.*?)\s*(?:<<|>>|[-+*/%&|^])?=(?!=)")
+_PHASE = {16: "half-warp", 8: "quarter-warp"}
+
+
+def _expr(acc: Access) -> str:
+    """The accessed lvalue of a store (`tile[ty][tx]` of `tile[ty][tx] = v`), else the text."""
+    m = _ASSIGN.match(acc.text)
+    if m and m.group(1).endswith("]") and m.group(1).count("[") == m.group(1).count("]"):
+        return m.group(1)
+    return acc.text
+
+
+def _degree_of(kernel, acc, geom, timeout_ms) -> int:
+    r = banks.analyze(kernel, acc, geom, timeout_ms)
+    return r.degree.degree if r.status != "skipped" and r.degree else 0
+
+
+def _dims(name, dims) -> str:
+    return name + "".join(f"[{d}]" for d in dims)
+
+
+def _fix(kernel, acc, geom, res, timeout_ms) -> str:
+    arr = acc.array
+    if len(arr.dims) >= 2 and not arr.dynamic and all(arr.dims):
+        pitch = arr.dims[-1] * arr.elem_size
+        others = [e for e in kernel.events if isinstance(e, Access) and e is not acc and e.array == arr]
+        before = {id(o): _degree_of(kernel, o, geom, timeout_ms) for o in others}
+        partial = None
+        for pad in range(1, 9):
+            p = banks.padded(acc, pad)
+            r = banks.analyze(kernel, p, geom, timeout_ms)
+            if r.status == "skipped" or (r.degree and r.degree.degree > 1):
+                continue
+            worse = [o for o in others if _degree_of(kernel, banks.padded(o, pad), geom, timeout_ms) > before[id(o)]]
+            if not worse:
+                what = f"{pitch // banks.WORD} words" if pitch % banks.WORD == 0 else f"{pitch} bytes"
+                return f"the row stride is {what}; declare `{_dims(arr.name, p.array.dims)}`"
+            partial = partial or (pad, p.array.dims, worse[0])
+        if partial:
+            pad, dims, other = partial
+            return (f"padding to `{_dims(arr.name, dims)}` would fix this access but make `{_expr(other)}` "
+                    f"(line {other.loc.line}) conflict for this block shape; an XOR swizzle of the column "
+                    f"(`{arr.name}[r][c ^ r]` in every access) fits")
+        return ""
+    stride = banks.affine_stride(res.offsets)
+    if stride and stride % banks.WORD == 0 and stride > 0:
+        unit = max(arr.elem_size, acc.width)
+        s = banks.best_stride(stride, acc.width, unit)
+        if s and s % banks.WORD == 0:
+            elems = f" ({s // arr.elem_size} elements of {arr.elem_size} bytes)" if arr.elem_size not in (0, 4) else ""
+            return (f"consecutive lanes are {stride // banks.WORD} words apart; a stride of {s // banks.WORD} "
+                    f"words{elems} is conflict-free")
+    return ""
+
+
+def _describe(acc, res) -> str:
+    d = res.degree
+    lanes = ", ".join(str(x) for x in d.lanes[:4]) + (", …" if len(d.lanes) > 4 else "")
+    where = f"lanes {lanes} of warp {res.warp}"
+    if d.phase_size < banks.WARP:
+        where += f" (one {_PHASE.get(d.phase_size, f'{d.phase_size}-lane')} phase of {'an' if acc.width == 8 else 'a'} {acc.width}-byte access)"
+    return f"{where} touch {d.degree} different words of bank {d.bank}"
+
+
+def check(ctx):
+    model, settings = ctx.model, ctx.settings
+    min_degree = max(2, settings.min_bank_conflict_degree)
+    for kernel in model.kernels:
+        seen = set()
+        for acc in kernel.events:
+            if not isinstance(acc, Access) or acc.array.space != "shared" or acc.loc in seen or acc.width <= 0:
+                continue
+            for geom in geometries(model, kernel, settings.block_dims):
+                if ctx.out_of_time():
+                    ctx.skipped.append((f"CUDA301 {kernel.name} line {acc.loc.line}", "file budget spent"))
+                    return
+                res = banks.analyze(kernel, acc, geom, settings.solver_timeout_ms)
+                if res.status == "skipped":
+                    ctx.skipped.append((f"CUDA301 {kernel.name} line {acc.loc.line}", res.reason))
+                    continue
+                if res.status != "conflict" or res.degree.degree < min_degree:
+                    continue
+                seen.add(acc.loc)
+                d = res.degree
+                verb = {"read": "reading", "write": "writing"}.get(acc.kind, "updating")
+                parts = [_describe(acc, res)]
+                fix = _fix(kernel, acc, geom, res, settings.solver_timeout_ms)
+                if fix:
+                    parts.append(fix)
+                context = [geom.describe()]
+                if res.at and res.low < d.degree:
+                    context.append("at " + ", ".join(f"{n} = {v}" for n, v in res.at) +
+                                   f"; {res.low}-way to {d.degree}-way over the warps and iterations")
+                if res.uniform:
+                    context.append("for every value of " + ", ".join(f"`{u.split('@')[0]}`" for u in res.uniform))
+                if res.assumption:
+                    context.append(res.assumption)
+                msg = (f"{d.degree}-way bank conflict {verb} `{_expr(acc)}` in shared `{acc.array.name}`: "
+                       f"{'; '.join(parts)} ({'; '.join(context)})")
+                related = [Related(acc.array.loc.path, acc.array.loc.line, acc.array.loc.column,
+                                   f"`{acc.array.name}` declared here")] if acc.array.loc else []
+                related += [Related(v.path, v.line, v.column, "called from here") for v in acc.via]
+                yield RULE.finding(acc.loc, msg, kernel=kernel.name, related=related,
+                                   properties=(("degree", d.degree), ("bank", d.bank), ("warp", res.warp)))
+                break
+
+
+RULE = make_rule(__doc__, code="CUDA301", name="shared-bank-conflict", category="bank-conflict",
+                 severity="warning", summary="Lanes of a warp hit one shared-memory bank at different words",
+                 check=check, precision="high", tags=("performance", "shared-memory"))
