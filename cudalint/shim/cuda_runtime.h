@@ -9,6 +9,28 @@
 #include "cuda_runtime_api.h"
 #include "device_functions.h"
 
+/* The real cuda_runtime.h pulls these in (via crt/common_functions.h and math_functions.h), and
+   real code relies on it (INT_MAX, memcpy, printf, std::numeric_limits without an include).
+   They come after device_functions.h so its __device__ math overloads precede <cmath>. */
+#ifndef CUDALINT_SHIM_NO_STD_INCLUDES
+#include <limits.h>
+#include <ctype.h>
+#include <string.h>
+#include <time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <assert.h>
+#include <math.h>
+#ifdef __cplusplus
+#include <new>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <utility>
+#include <type_traits>
+#endif
+#endif /* CUDALINT_SHIM_NO_STD_INCLUDES */
+
 /* ---- what clang's Sema calls for `k<<<g, b, shmem, stream>>>(...)`:
    the name depends on the CUDA version the driver detected, so declare both */
 extern "C" unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,

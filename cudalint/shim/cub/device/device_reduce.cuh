@@ -1,0 +1,2 @@
+/* cub/device/device_reduce.cuh - cudalint's parse-only stand-in: everything lives in cub/cub.cuh. */
+#include "../cub.cuh"

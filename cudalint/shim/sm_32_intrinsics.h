@@ -1,0 +1,2 @@
+/* sm_32_intrinsics.h - cudalint's parse-only stand-in: its declarations live in cudalint_shim.h. */
+#include "cudalint_shim.h"

@@ -1,0 +1,2 @@
+/* thrust/sort.h - cudalint's parse-only stand-in: everything lives in thrust/thrust_shim.h. */
+#include "thrust_shim.h"
