@@ -284,9 +284,9 @@ def _exclude(files, paths, config, extra, force) -> list[str]:
     import pathspec
     specs = []
     if config.get("exclude"):
-        specs.append((str(config.root), pathspec.PathSpec.from_lines("gitwildmatch", config.get("exclude"))))
+        specs.append((str(config.root), pathspec.GitIgnoreSpec.from_lines(config.get("exclude"))))
     if extra:
-        specs.append((os.getcwd(), pathspec.PathSpec.from_lines("gitwildmatch", extra)))
+        specs.append((os.getcwd(), pathspec.GitIgnoreSpec.from_lines(extra)))
     if not specs:
         return files
     explicit = {os.path.realpath(p) for p in paths if os.path.isfile(p)}
@@ -337,7 +337,7 @@ def _per_file_specs(config):
     import pathspec
     for glob, codes in config.get("per-file-ignores", ()):
         from cudalint.registry import resolve
-        yield (str(config.root), pathspec.PathSpec.from_lines("gitwildmatch", [glob])), tuple(resolve(codes))
+        yield (str(config.root), pathspec.GitIgnoreSpec.from_lines([glob])), tuple(resolve(codes))
 
 
 class _Progress:

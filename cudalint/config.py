@@ -83,11 +83,11 @@ def load_config(path: str | os.PathLike) -> Config:
         if check is None:
             close = [k for k in _KEYS if k.replace("-", "_") == key.replace("-", "_").lower()]
             hint = f"; did you mean {close[0]!r}?" if close else f" (known keys: {', '.join(sorted(_KEYS))})"
-            raise ConfigError(f"{p}: unknown key {prefix}{key!r}{hint}")
+            raise ConfigError(f"{p}: unknown key {prefix + key!r}{hint}")
         try:
             values[key] = check(value, root)
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"{p}: key {prefix}{key!r}: {exc}") from None
+            raise ConfigError(f"{p}: key {prefix + key!r}: {exc}") from None
     return Config(p, root, values)
 
 
