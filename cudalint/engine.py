@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from cudalint.findings import Finding
 from cudalint.model import Diagnostic, FileModel
-from cudalint.registry import Rule, selected
+from cudalint.registry import selected
 from cudalint.settings import Settings
 
 

@@ -180,7 +180,7 @@ class Result:
 def _lanes(geom: Geometry, offset, guard):
     """[(warp, [(lane, env)])] for the warps of the block; None when the geometry is unknown and
     the access needs it."""
-    if geom.block:
+    if geom.block and None not in geom.block:
         bx, by, bz = geom.block
         n = bx * by * bz
         warps = []

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import z3
 
-from cudalint.model import BLOCK, THREAD, FileModel, Kernel, Sym
+from cudalint.model import BLOCK, THREAD, UNIFORM, FileModel, Kernel, Sym
 from cudalint.symbolic import BITS, bv, to_z3
 
 AXES = ("x", "y", "z")
@@ -17,15 +17,17 @@ MAX_GRID = (2**31 - 1, 65535, 65535)  # fits a signed 32-bit value
 
 @dataclass(frozen=True)
 class Geometry:
-    block: tuple | None  # (x, y, z), None when symbolic
+    block: tuple | None  # (x, y, z); None, or a None component, where not constant
     grid: tuple | None
-    source: str  # "launch at line 40", "__launch_bounds__(256)", "symbolic", ...
+    source: str  # "the launch at line 40", "__launch_bounds__(256)", ...
     max_threads: int = 1024
 
     def describe(self) -> str:
-        if self.block:
-            b = "x".join(map(str, self.block if self.block[1:] != (1, 1) else self.block[:1]))
+        if self.block and all(v is not None for v in self.block):
             return f"blockDim=({', '.join(map(str, self.block))}) from {self.source}"
+        if self.block:
+            dims = ", ".join("?" if v is None else str(v) for v in self.block)
+            return f"blockDim=({dims}) from {self.source}, `?` symbolic"
         return f"symbolic blockDim (at most {self.max_threads} threads, {self.source})"
 
 
@@ -40,10 +42,13 @@ def geometries(model: FileModel, kernel: Kernel, overrides: dict | None = None) 
     for launch in model.launches:
         if launch.kernel != kernel.qualname or (kernel.usr and launch.kernel_usr and launch.kernel_usr != kernel.usr):
             continue
-        if launch.block is None or any(v is None or v <= 0 for v in launch.block):
+        if launch.block is None or all(v is None for v in launch.block) or \
+                any(v is not None and v <= 0 for v in launch.block):
             symbolic = True
             continue
-        g = Geometry(launch.block, launch.grid, f"the launch at line {launch.loc.line}")
+        grid = launch.grid if launch.grid and not all(v is None for v in launch.grid) else None
+        g = Geometry(launch.block, grid, f"the launch at line {launch.loc.line}",
+                     kernel.launch_bounds or 1024)
         if all(g.block != f.block or g.grid != f.grid for f in found):
             found.append(g)
     limit = kernel.launch_bounds or 1024
@@ -51,6 +56,18 @@ def geometries(model: FileModel, kernel: Kernel, overrides: dict | None = None) 
     if symbolic or not found:
         found.append(Geometry(None, None, source, limit))
     return found
+
+
+# Values for kernel arguments when a question must hold "whatever the arguments are": two rounds
+# of unremarkable primes (no power-of-two factors, larger than tiles and warps).
+_GENERIC = ((1031, 1033, 1039, 1049, 1051, 1061, 1063, 1069, 1087, 1091),
+            (4099, 4111, 4127, 4129, 4133, 4139, 4153, 4157, 4159, 4177))
+
+
+def generic_value(name: str, round_: int) -> int:
+    import zlib
+    values = _GENERIC[round_ % len(_GENERIC)]
+    return values[zlib.crc32(name.encode()) % len(values)]
 
 
 class Thread:
@@ -61,8 +78,9 @@ class Thread:
     `overrides` pins particular symbols (loop variables in a given iteration) to terms.
     """
 
-    def __init__(self, k: int, geom: Geometry, split: int, overrides: dict | None = None):
-        self.k, self.geom, self.split = k, geom, split
+    def __init__(self, k: int, geom: Geometry, split: int, overrides: dict | None = None,
+                 generic: int | None = None):
+        self.k, self.geom, self.split, self.generic = k, geom, split, generic
         self.overrides = overrides or {}
         self.cache: dict = {}
         self.side: list = []  # no-overflow conditions and data ranges of the terms built so far:
@@ -73,9 +91,11 @@ class Thread:
             return self.overrides[s]
         if s.name.startswith(("blockDim.", "gridDim.")):
             dims = self.geom.block if s.name.startswith("blockDim") else self.geom.grid
-            if dims:
+            if dims and dims[AXES.index(s.name[-1])] is not None:
                 return bv(dims[AXES.index(s.name[-1])])
             return z3.BitVec(s.name, BITS)
+        if self.generic is not None and s.scope == UNIFORM and s.origin in ("param", "value"):
+            return bv(generic_value(s.name, self.generic))
         name = f"{s.name}#{self.k}" if s.scope >= self.split else s.name
         if name not in self.cache:
             self.cache[name] = z3.BitVec(name, BITS)
@@ -94,11 +114,12 @@ class Thread:
         for i, a in enumerate(AXES):
             t, b = self.builtin("threadIdx", a), self.builtin("blockIdx", a)
             out += [t >= 0, t < bdim[i], b >= 0, b < gdim[i]]
-        if not self.geom.block:
-            out += [z3.And(d >= 1, d <= m) for d, m in zip(bdim, MAX_BLOCK)]
-            out.append(bdim[0] * bdim[1] * bdim[2] <= self.geom.max_threads)
-        if not self.geom.grid:
-            out += [z3.And(d >= 1, d <= m) for d, m in zip(gdim, MAX_GRID)]
+        out += [z3.And(d >= 1, d <= m) for d, m in zip(bdim, MAX_BLOCK)]
+        if not (self.geom.block and all(v is not None for v in self.geom.block)):
+            out += [z3.BVMulNoOverflow(bdim[0], bdim[1], True),
+                    z3.BVMulNoOverflow(bdim[0] * bdim[1], bdim[2], True),
+                    bdim[0] * bdim[1] * bdim[2] <= self.geom.max_threads]
+        out += [z3.And(d >= 1, d <= m) for d, m in zip(gdim, MAX_GRID)]
         return out
 
     def linear_id(self):

@@ -16,8 +16,8 @@ import z3
 from cudalint.analysis.geometry import Geometry, Thread, geometries
 from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
 from cudalint.analysis.threads import loop_definition
-from cudalint.model import BLOCK, THREAD, UNIFORM, Access, Kernel, syms
-from cudalint.symbolic import BITS, as_bool, bv, check, value
+from cudalint.model import BLOCK, THREAD, Access, Kernel, syms
+from cudalint.symbolic import BITS, as_bool, bv, check, value, solver
 
 MAX_PAIRS = 600  # per kernel; the rest is skipped (and said so under --verbose)
 
@@ -116,60 +116,59 @@ def _check_pair(kernel, i, j, geom, block_iv, warp_iv, timeout, ctx):
 
 
 def _solve(kernel, p: Pairing, geom, mode, timeout, ctx):
+    """A race for this pairing, if two threads collide whatever the kernel's arguments are:
+    arguments take two rounds of generic values (an unknown stride of 0 is not a race in the
+    code, and concrete arguments keep the queries linear and fast)."""
     first, second = kernel.events[p.first], kernel.events[p.second]
-    split = BLOCK if mode in ("grid",) else THREAD
+    found = None
+    for round_ in (0, 1):
+        s, t1, t2, o1, o2 = _query(kernel, p, geom, mode, round_)
+        status, m = check(s, timeout)
+        if status == "unknown":
+            ctx.skipped.append((f"race check {kernel.name} lines {first.loc.line}/{second.loc.line}", "solver timeout"))
+        if m is None:
+            return None
+        found = found or (t1.describe(m), t2.describe(m), _index(first, value(m, o1)), _index(second, value(m, o2)))
+    kind = {"block": "block", "warp": "warp"}.get(mode, "global")
+    return Race(kind, first, second, *found, geom, p.wrap_loop, kernel.name)
+
+
+def _query(kernel, p: Pairing, geom, mode, round_):
+    first, second = kernel.events[p.first], kernel.events[p.second]
+    split = BLOCK if mode == "grid" else THREAD
     rel = dict(p.iterations)
-    t1, t2 = (Thread(k, geom, split, _own_loop_vars(kernel, rel, k)) for k in (1, 2))
+    t1, t2 = (Thread(k, geom, split, _own_loop_vars(kernel, rel, k), generic=round_) for k in (1, 2))
     facts = t1.constraints() + t2.constraints()
     for th, acc, which in ((t1, first, "first"), (t2, second, "second")):
         facts += [as_bool(th.term(g)) for g in acc.guard]
         for lid in acc.loops:
             r = rel.get(lid, ANY)
             tag = "" if r in (SAME, NEXT) else f"@{th.k}"
-            loop = kernel.loops[lid]
             it = z3.BitVec(f"iter{lid}{tag}", BITS)
             if r == NEXT and which == "second":
                 it = it + 1
-            facts += _loop_facts(loop, th, it)
+            facts += _loop_facts(kernel.loops[lid], th, it)
     o1, o2 = t1.term(first.offset), t2.term(second.offset)
     facts += _overlap(o1, o2, first.width, second.width)
-    # Whatever the kernel's arguments are: the same two threads still collide when each argument
-    # moves by one. An unknown stride of 0 (or one that aliases rows) is not a race in the code.
-    args = _argument_vars(t1, first) + _argument_vars(t2, second)
-    if args:
-        moved = [(v, v + 1) for v in {a.get_id(): a for a in args}.values()]
-        facts += _overlap(z3.substitute(o1, *moved), z3.substitute(o2, *moved), first.width, second.width)
     l1, l2 = t1.linear_id(), t2.linear_id()
+    same_block = [t1.builtin("blockIdx", ax) == t2.builtin("blockIdx", ax) for ax in "xyz"]
     if mode == "grid":
-        facts.append(z3.Or(*[t1.builtin("blockIdx", ax) != t2.builtin("blockIdx", ax) for ax in "xyz"]))
+        facts.append(z3.Not(z3.And(*same_block)))
     else:
         facts.append(l1 != l2)
-    if mode == "block" or mode == "global-block":
-        if mode == "global-block":
-            facts += [t1.builtin("blockIdx", ax) == t2.builtin("blockIdx", ax) for ax in "xyz"]
-        if mode == "block":
-            facts.append(z3.UDiv(l1, bv(32)) != z3.UDiv(l2, bv(32)))
+    if mode == "global-block":
+        facts += same_block
+    if mode == "block":
+        facts.append(z3.UDiv(l1, bv(32)) != z3.UDiv(l2, bv(32)))
     if mode == "warp":
         facts.append(z3.UDiv(l1, bv(32)) == z3.UDiv(l2, bv(32)))
-    s = z3.Solver()
+    s = solver()
     s.add(*facts, *t1.side, *t2.side)
-    status, m = check(s, timeout)
-    if status == "unknown":
-        ctx.skipped.append((f"race check {kernel.name} lines {first.loc.line}/{second.loc.line}", "solver timeout"))
-    if m is None:
-        return None
-    kind = {"block": "block", "warp": "warp"}.get(mode, "global")
-    return Race(kind, first, second, t1.describe(m), t2.describe(m), _index(first, value(m, o1)),
-                _index(second, value(m, o2)), geom, p.wrap_loop, kernel.name)
+    return s, t1, t2, o1, o2
 
 
 def _overlap(o1, o2, w1, w2):
     return [o1 < o2 + bv(w2), o2 < o1 + bv(w1)]
-
-
-def _argument_vars(th, acc) -> list:
-    """z3 variables of the uniform data (kernel arguments, values all threads share) in an offset."""
-    return [th.var(s) for s in syms(acc.offset) if s.scope == UNIFORM and s.origin in ("param", "value")]
 
 
 def _own_loop_vars(kernel, rel, k) -> dict:

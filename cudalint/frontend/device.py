@@ -262,7 +262,10 @@ class KernelBuilder:
                     self._guarded(ch, env)
         elif k in (K.NULL_STMT, K.GOTO_STMT, K.ASM_STMT, K.MS_ASM_STMT):
             pass
-        elif c.kind.is_expression() or k == K.UNEXPOSED_STMT:
+        elif k == K.UNEXPOSED_STMT or k.name == "ATTRIBUTED_STMT":  # `#pragma unroll` + its loop
+            for ch in c.get_children():
+                self.stmt(ch, env)
+        elif c.kind.is_expression():
             self.expr(c, env)
 
     def _guarded(self, c, env):

@@ -27,6 +27,7 @@ class _Source:
         self.path = path
         self.real = os.path.realpath(path)
         self.lines = text.splitlines()
+        self._mine: dict[str, bool] = {}
 
     def loc(self, c) -> Loc:
         _, l1, c1 = file_position(c.extent.start)
@@ -45,7 +46,12 @@ class _Source:
 
     def mine(self, c) -> bool:
         f = c.location.file
-        return f is not None and (f.name == self.path or os.path.realpath(f.name) == self.real)
+        if f is None:
+            return False
+        name = f.name
+        if name not in self._mine:
+            self._mine[name] = name == self.path or os.path.realpath(name) == self.real
+        return self._mine[name]
 
 
 def build_model(parsed: Parsed) -> FileModel:
@@ -137,23 +143,24 @@ def _int_or_default(c, default):
 
 
 def _dim3(c):
-    """(x, y, z) of a dim3 or integer launch argument when constant, else None."""
+    """(x, y, z) of a dim3 or integer launch argument; a component is None when not constant.
+    A plain integer means (n, 1, 1) even when n is unknown."""
     while c.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CALL_EXPR, K.CSTYLE_CAST_EXPR):
         kids = [k for k in c.get_children() if k.kind != K.TYPE_REF]
         if c.kind == K.CALL_EXPR and c.spelling == "dim3" and len(kids) >= 1 and \
                 not (len(kids) == 1 and kids[0].type.spelling.replace("const ", "") in ("dim3", "uint3")):
             vals = [_int_or_default(k, 1) for k in kids]
-            vals = (vals + [1, 1, 1])[:3]
-            return tuple(vals) if all(v is not None for v in vals) else None
+            return tuple((vals + [1, 1, 1])[:3])
         if len(kids) != 1:
             break
         c = kids[0]
-    if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.kind == K.VAR_DECL:
-        if "dim3" in c.type.spelling:
-            inits = [k for k in c.referenced.get_children() if k.kind != K.TYPE_REF]
+    if "dim3" in c.type.spelling or "uint3" in c.type.spelling:
+        ref = c.referenced if c.kind == K.DECL_REF_EXPR else None
+        if ref is not None and ref.kind == K.VAR_DECL:
+            inits = [k for k in ref.get_children() if k.kind != K.TYPE_REF]
             return _dim3(inits[-1]) if inits else (1, 1, 1)
-    v = const_int(c)
-    return (v, 1, 1) if v is not None else None
+        return (None, None, None)
+    return (const_int(c), 1, 1)
 
 
 def _template_args(fn):
