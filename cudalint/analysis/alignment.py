@@ -16,7 +16,7 @@ import z3
 from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.threads import is_thread_coordinate, loop_definition, split_guard
 from cudalint.model import THREAD, UNIFORM, Access, Kernel, syms
-from cudalint.symbolic import BITS, as_bool, bv, check, value
+from cudalint.symbolic import BITS, as_bool, bv, check, value, solver
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[
     th, facts = _thread(kernel, acc, geom, 0)
     off = th.term(acc.offset)
     if not data:
-        s = z3.Solver()
+        s = solver()
         s.add(*facts, *th.side, z3.URem(off, a) != bv(0))
         status, m = _check_preferring_block0(s, [th], timeout_ms)
         return status, (Misalignment(th.describe(m), value(m, off) or 0) if m is not None else None)
@@ -57,7 +57,7 @@ def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[
         return z3.substitute(diff, *[(v, v + by) for v in data_vars])
 
     # A pair whose distance stays put when each argument moves by one (affine offsets)...
-    s = z3.Solver()
+    s = solver()
     moved = shifted(bv(1))
     s.add(*facts, *facts2, *th.side, *th2.side, z3.URem(diff, a) != bv(0), moved == diff)
     status, m = _check_preferring_block0(s, [th, th2], timeout_ms)
@@ -66,7 +66,7 @@ def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[
     # ... and, for that very pair, for every value of the arguments.
     pinned = [(v, bv(value(m, v))) for v in _coordinates(th, th2, kernel, acc)]
     other = [(v, z3.BitVec(f"{v}'", BITS)) for v in data_vars]
-    s = z3.Solver()
+    s = solver()
     s.add(z3.substitute(diff, *pinned) != z3.substitute(z3.substitute(diff, *other), *pinned))
     if check(s, timeout_ms)[0] != "unsat":
         return "unknown", None

@@ -9,7 +9,7 @@ import z3
 
 from cudalint.analysis.geometry import Geometry, Thread, geometries
 from cudalint.model import THREAD, Barrier, Kernel
-from cudalint.symbolic import BITS, as_bool, bv, check, value
+from cudalint.symbolic import BITS, as_bool, bv, check, value, solver
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def _check(kernel, b: Barrier, geom, timeout, ctx):
         queries = [(z3.And(g1, outside, l1 == l2), True),
                    (z3.And(g1, z3.Not(g2), inside2, same_warp, l1 != l2), False)]
     for q, outside_mask in queries:
-        s = z3.Solver()
+        s = solver()
         s.add(*facts, *t1.side, *t2.side, q)
         status, m = check(s, timeout)
         if status == "unknown":
