@@ -1,0 +1,687 @@
+"""``--confirm``: run flagged kernels on a CUDA GPU and attach what happened to each finding.
+
+Entry point :func:`confirm` (called by the CLI after the static pass, and usable from Python).
+Nothing here runs unless it is called: the CLI calls it only with ``--confirm``.
+
+How one kernel finding is confirmed
+-----------------------------------
+1. **Plan** (:mod:`cudalint.gpu.plan`, no GPU): the device-only view of the translation unit (host
+   code blanked line for line, so tool line numbers are the user's), the NVRTC options (the file's
+   directory, ``-I``/``-D`` from the settings, ``-lineinfo``, ``--std``), the name expression of the
+   instantiation (``block_sum<128>``), a geometry that holds the finding's witness, and synthesised
+   arguments.
+2. **Run** (:mod:`cudalint.gpu.child`): each kernel in a child process of its own (a fault breaks a
+   CUDA context for good), in its own process group, under a time limit (a hung kernel — a
+   divergent barrier — is killed and reported), with CuPy's memory pool capped
+   (``CUDALINT_CONFIRM_MEM`` bytes, default 4 GiB). Compiled with CuPy ``RawModule`` (NVRTC): this
+   is the one compiler every CuPy install has; nvcc is used only for host programs (below).
+3. **Evidence** by category, parsed with :mod:`cudalint.gpu.evidence`:
+
+   ===================== ==========================================================================
+   misaligned-access     ``compute-sanitizer --tool memcheck``: a misaligned report at the line; else
+                         the launch's ``cudaErrorMisalignedAddress`` (kernel-level)
+   data-race             shared: ``--tool racecheck`` hazards at the line; global (racecheck does not
+                         see global memory) or no sanitizer: differential runs (identical inputs,
+                         outputs that differ)
+   barrier-divergence    ``--tool synccheck`` at the line; or the launch hangs and is killed
+   bank-conflict         ``ncu`` shared-memory bank-conflict counters of the kernel
+   host categories       ``nvcc`` builds the file's ``main()``, run under
+                         ``compute-sanitizer --leak-check full``
+   ===================== ==========================================================================
+
+Without CuPy or a GPU: one line on stderr and the findings unchanged.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cudalint.findings import Confirmation, Finding
+
+from . import evidence as ev
+from . import plan as pl
+
+HOST_CATEGORIES = ("memory-leak", "double-free", "mismatched-free", "unsynchronized-host-access")
+KERNEL_CATEGORIES = ("data-race", "barrier-divergence", "misaligned-access", "bank-conflict")
+NEEDS_GPU = "--confirm needs a CUDA GPU and `pip install cudalint[gpu]`"
+CHILD = Path(__file__).with_name("child.py")
+DIFF_RUNS = 6
+FREE_CALLS = ("cudaFree", "cudaFreeHost", "cudaFreeAsync", "cudaFreeArray", "cuMemFree")
+
+
+# ----------------------------------------------------------------------------- environment
+
+
+def find_tool(name: str) -> str | None:
+    p = shutil.which(name)
+    if p:
+        return p
+    roots = [os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda"]
+    for r in roots:
+        if r and (Path(r) / "bin" / name).is_file():
+            return str(Path(r) / "bin" / name)
+    for c in sorted(Path("/opt/nvidia").glob(f"nsight-compute/*/{name}")) if Path("/opt/nvidia").is_dir() else []:
+        return str(c)
+    return None
+
+
+def tools() -> dict:
+    return {n: find_tool(n) for n in ("compute-sanitizer", "ncu", "nvcc")}
+
+
+def gpu_status(python: str | None = None, timeout: float = 120.0) -> tuple[bool, str]:
+    """(usable, reason): CuPy importable and a CUDA device visible (checked in a child)."""
+    import importlib.util
+    if importlib.util.find_spec("cupy") is None:
+        return False, "CuPy is not installed"
+    code = "import cupy; n = cupy.cuda.runtime.getDeviceCount(); print(n)"
+    try:
+        r = subprocess.run([python or sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"CuPy probe failed: {exc}"
+    if r.returncode != 0 or not r.stdout.strip().isdigit() or int(r.stdout.strip()) < 1:
+        last = (r.stderr.strip().splitlines() or ["no CUDA device"])[-1]
+        return False, f"no usable CUDA device ({last[:160]})"
+    return True, f"{r.stdout.strip()} CUDA device(s)"
+
+
+# ----------------------------------------------------------------------------- processes
+
+
+@dataclass
+class Run:
+    tool: str
+    cmd: list
+    rc: int | None = None
+    timed_out: bool = False
+    seconds: float = 0.0
+    output: str = ""
+    result: dict = field(default_factory=dict)  # the child's JSON (kernel runs)
+
+
+def run_cmd(tool: str, cmd: list, timeout: float, env: dict | None = None) -> Run:
+    """Run in a new process group; on timeout kill the whole group."""
+    r = Run(tool, [str(c) for c in cmd])
+    t0 = time.monotonic()
+    try:
+        p = subprocess.Popen(r.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             errors="replace", start_new_session=True, env=env)
+    except OSError as exc:
+        r.output = f"could not start: {exc}"
+        return r
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        r.timed_out = True
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            out, _ = p.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            out = ""
+    r.rc = p.returncode
+    r.seconds = time.monotonic() - t0
+    r.output = out or ""
+    return r
+
+
+# ----------------------------------------------------------------------------- jobs
+
+
+@dataclass
+class KernelJob:
+    path: str
+    kernel: str
+    findings: list  # indices into the findings list
+    plan: dict | None = None
+    geometry: pl.Geometry | None = None
+    args: pl.ArgPlan | None = None
+    problem: str | None = None  # -> unsupported
+    runs: dict = field(default_factory=dict)  # tool -> Run
+    lines_offset: int = 0
+
+    def where(self) -> str:
+        g = self.geometry.describe() if self.geometry else "?"
+        return f"{self.kernel} at {g}"
+
+
+def _categories(fs) -> set:
+    return {f.category for f in fs}
+
+
+def _is_global_race(f: Finding) -> bool:
+    text = f"{f.rule} {f.name} {f.message}".lower()
+    return f.rule == "CUDA203" or "global" in f.name or ("global" in text and "shared" not in text)
+
+
+def _nvrtc_options(path: str, settings) -> list:
+    opts = ["-lineinfo", f"--std={getattr(settings, 'std', 'c++17') or 'c++17'}", "--expt-relaxed-constexpr",
+            "-DCUDALINT_CONFIRM=1", f"-I{os.path.dirname(os.path.abspath(path)) or '.'}"]
+    for d in getattr(settings, "include_dirs", ()) or ():
+        opts.append(f"-I{d}")
+    for d in getattr(settings, "defines", ()) or ():
+        opts.append(f"-D{d}")
+    return opts
+
+
+def _load_model(path: str, settings):
+    from cudalint.frontend.parse import parse
+    from cudalint.frontend.tu import build_model
+    return build_model(parse(path, settings))
+
+
+def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[KernelJob]:
+    """Group one file's kernel findings into jobs (kernel x geometry) with their run plans."""
+    source = Path(path).read_text(encoding="utf-8", errors="replace")
+    try:
+        model = _load_model(path, settings)
+    except Exception as exc:  # the static pass parsed it; be safe anyway
+        model = None
+        err = f"cannot rebuild the file's model: {exc!r}"
+    view, offset = pl.device_view(source, path)
+    jobs: dict = {}
+    for i in idxs:
+        f = findings[i]
+        kern = None
+        if model is not None:
+            cands = [k for k in model.kernels if k.name == f.kernel] or \
+                    [k for k in model.kernels if k.qualname == f.kernel and not k.is_template_pattern]
+            kern = cands[0] if cands else None
+        span = pl.kernel_span(source, f.kernel, kern.loc.line if kern else None)
+        key_problem = None
+        if model is None:
+            key_problem = err
+        elif span is None:
+            key_problem = f"kernel `{f.kernel}` not found in {path}"
+        elif kern is not None and kern.is_template_pattern:
+            key_problem = f"`{f.kernel}` is a template with no instantiation in the file"
+        if key_problem:
+            jobs.setdefault((f.kernel, key_problem), KernelJob(path, f.kernel, [], problem=key_problem)).findings.append(i)
+            continue
+        ovr = pl.overrides(source, span)
+        try:
+            geom = pl.choose_geometry(f, kern, model, settings, ovr)
+        except pl.EvalError as exc:
+            jobs.setdefault((f.kernel, str(exc)), KernelJob(path, f.kernel, [], problem=f"override: {exc}")).findings.append(i)
+            continue
+        key = (f.kernel, geom.grid, geom.block, geom.shared_bytes)
+        if key in jobs:
+            jobs[key].findings.append(i)
+            continue
+        job = KernelJob(path, f.kernel, [i], geometry=geom, lines_offset=offset)
+        jobs[key] = job
+        if "skip" in ovr:
+            job.problem = "skipped by a `cudalint-confirm: skip` comment"
+            continue
+        params = pl.parse_signature(span.header, f.kernel, kern.template_args if kern else ())
+        try:
+            args = pl.synthesize_args(params, geom, source, kern, ovr, settings)
+        except pl.EvalError as exc:
+            job.problem = f"override: {exc}"
+            continue
+        job.args = args
+        if args.problem:
+            job.problem = args.problem + " (set it with a `// cudalint-confirm: NAME=VALUE` comment)"
+            continue
+        job.plan = {
+            "source": view, "options": _nvrtc_options(path, settings),
+            "name_expressions": [f.kernel], "kernel": f.kernel,
+            "grid": list(geom.grid), "block": list(geom.block), "shared_bytes": geom.shared_bytes,
+            "args": [{"name": a.name, "kind": a.kind, "dtype": a.dtype, "value": a.value, "nbytes": a.nbytes}
+                     for a in args.args],
+            "runs": 1, "seed": 12345,
+            "mem_limit": int(os.environ.get("CUDALINT_CONFIRM_MEM", 4 << 30)),
+        }
+        if "runs" in ovr:
+            job.plan["runs_override"] = int(pl.c_eval(ovr["runs"]))
+    return list(jobs.values())
+
+
+# ----------------------------------------------------------------------------- execution
+
+
+def _tool_plan(job: KernelJob, findings, tl: dict) -> list[str]:
+    fs = [findings[i] for i in job.findings]
+    cats = _categories(fs)
+    out = ["plain"]
+    cs = tl.get("compute-sanitizer")
+    if "misaligned-access" in cats and cs:
+        out.append("memcheck")
+    if "data-race" in cats:
+        if cs and any(not _is_global_race(f) for f in fs):
+            out.append("racecheck")
+        if not cs or any(_is_global_race(f) for f in fs):
+            out[0] = "plain-diff"
+    if "barrier-divergence" in cats and cs:
+        out.append("synccheck")
+    if "bank-conflict" in cats and tl.get("ncu"):
+        out.append("ncu")
+    return out
+
+
+def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, python: str,
+                ncu_lock: threading.Lock) -> KernelJob:
+    wd = Path(tempfile.mkdtemp(prefix="job-", dir=work))
+    plan = dict(job.plan)
+    steps = _tool_plan(job, findings, tl)
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    for step in steps:
+        p = dict(plan)
+        if step == "plain-diff":
+            p["runs"] = plan.get("runs_override") or DIFF_RUNS
+        elif step == "ncu":
+            p["runs"] = 1
+        (wd / f"{step}.plan.json").write_text(json.dumps(p))
+        out = wd / f"{step}.out.json"
+        child = [python, str(CHILD), str(wd / f"{step}.plan.json"), str(out)]
+        cs = tl.get("compute-sanitizer")
+        if step in ("plain", "plain-diff"):
+            cmd = child
+        elif step == "memcheck":
+            cmd = [cs, "--tool", "memcheck", "--print-limit", "64", *child]
+        elif step == "racecheck":
+            cmd = [cs, "--tool", "racecheck", "--print-limit", "64", *child]
+        elif step == "synccheck":
+            cmd = [cs, "--tool", "synccheck", "--print-limit", "64", *child]
+        elif step == "ncu":
+            cmd = [tl["ncu"], "--clock-control", "none", "--csv", "--metrics", ",".join(ev.NCU_BANK_METRICS), *child]
+        else:  # pragma: no cover
+            continue
+        if step == "ncu":
+            with ncu_lock:
+                r = run_cmd(step, cmd, timeout, env)
+        else:
+            r = run_cmd(step, cmd, timeout, env)
+        try:
+            r.result = json.loads(out.read_text())
+        except (OSError, ValueError):
+            r.result = {}
+        job.runs[step] = r
+        if step in ("plain", "plain-diff") and r.result.get("error") == "compile":
+            break  # nothing else can run
+        if step in ("plain", "plain-diff") and r.timed_out and "synccheck" not in steps:
+            break  # a hang: the tools would hang too
+    return job
+
+
+# ----------------------------------------------------------------------------- judging
+
+
+def _touches(locs, line: int) -> bool:
+    """File names are the user's (#line) or NVRTC's hash: compare lines only, within one kernel."""
+    return any(l is not None and l.line == line for l in locs)
+
+
+def _plain(job: KernelJob) -> Run | None:
+    return job.runs.get("plain") or job.runs.get("plain-diff")
+
+
+def _geom_text(job: KernelJob) -> str:
+    return job.geometry.describe() if job.geometry else "?"
+
+
+def _launch_summary(job: KernelJob) -> str:
+    r = _plain(job)
+    if r is None:
+        return "not run"
+    if r.timed_out:
+        return f"the launch hung and was killed after {r.seconds:.0f} s"
+    res = r.result
+    if res.get("error"):
+        return f"the launch failed with {res['error']}"
+    if not res:
+        return f"the child exited with status {r.rc} and no result"
+    return "the launch completed without error"
+
+
+def _basic_problem(job: KernelJob) -> Confirmation | None:
+    r = _plain(job)
+    if r is None:
+        return Confirmation("error", "cupy", "the kernel was not run")
+    res = r.result
+    if res.get("error") == "compile":
+        log = " ".join(res.get("compile_log", "").split())
+        return Confirmation("error", "nvrtc", f"NVRTC could not compile the device-only view: {log[-300:]}")
+    if res.get("error") == "import":
+        return Confirmation("error", "cupy", res.get("error_text") or "CuPy import failed")
+    if not res and not r.timed_out:
+        tail = " ".join(r.output.split())[-300:]
+        return Confirmation("error", "cupy", f"the child exited with status {r.rc}: {tail}")
+    return None
+
+
+def judge_misaligned(f: Finding, job: KernelJob) -> Confirmation:
+    bad = _basic_problem(job)
+    if bad:
+        return bad
+    plain = _plain(job)
+    perr = plain.result.get("error")
+    mc = job.runs.get("memcheck")
+    if mc is not None and not mc.timed_out:
+        reports = ev.parse_memcheck(mc.output)
+        hits = [a for a in reports if _touches((a.location, *getattr(a, "device_frames", ())), f.line)]
+        mis = [a for a in hits if a.misaligned]
+        if mis:
+            a = mis[0]
+            who = f" by thread {a.thread} in block {a.block}" if a.thread else ""
+            return Confirmation("confirmed", "compute-sanitizer memcheck",
+                                f"misaligned {a.address_space} {a.access} of {a.size} bytes at line {f.line}{who} "
+                                f"({len(mis)} report(s); {_launch_summary(job)}; {_geom_text(job)})")
+        others = sorted({a.line for a in reports if a.misaligned and a.line})
+        if others:
+            return Confirmation("unsupported", "compute-sanitizer memcheck",
+                                f"not reached: the kernel stops at the misaligned access on line "
+                                f"{', '.join(map(str, others))} first ({_geom_text(job)})")
+        if hits:
+            return Confirmation("not-reproduced", "compute-sanitizer memcheck",
+                                f"invalid (not misaligned) {hits[0].access} at this line: {hits[0].message}")
+        if perr:
+            return Confirmation("error", "launch", f"{_launch_summary(job)}; memcheck reported nothing at this line")
+        return Confirmation("not-reproduced", "compute-sanitizer memcheck",
+                            f"no misaligned access reported; {_launch_summary(job)} ({_geom_text(job)})")
+    if perr == "cudaErrorMisalignedAddress":
+        return Confirmation("confirmed", "launch",
+                            f"cudaErrorMisalignedAddress from the launch ({_geom_text(job)}); kernel-level: "
+                            f"compute-sanitizer is not on PATH to map it to a line")
+    if plain.timed_out:
+        return Confirmation("error", "launch", _launch_summary(job))
+    if perr:
+        return Confirmation("error", "launch", f"{_launch_summary(job)} (not a misalignment; arguments may be off)")
+    return Confirmation("not-reproduced", "launch", f"{_launch_summary(job)} ({_geom_text(job)})")
+
+
+def _related_lines(f: Finding) -> set:
+    return {r.line for r in f.related if r.path == f.path or Path(r.path).name == Path(f.path).name}
+
+
+def _differential(f: Finding, job: KernelJob) -> Confirmation:
+    r = job.runs.get("plain-diff")
+    if r is None:
+        return Confirmation("error", "differential-runs", "differential runs did not run")
+    digests = r.result.get("digests") or []
+    if r.result.get("error"):
+        return Confirmation("error", "differential-runs", _launch_summary(job))
+    if len(digests) < 2:
+        return Confirmation("error", "differential-runs", f"fewer than two completed runs ({_launch_summary(job)})")
+    distinct = {tuple(d) for d in digests}
+    if len(distinct) > 1:
+        names = [a["name"] for a in job.plan["args"]]
+        diff = sorted({names[k] for d in digests for k, h in enumerate(d) if h is not None and h != digests[0][k]})
+        return Confirmation("confirmed", "differential-runs",
+                            f"{len(digests)} runs from identical inputs gave {len(distinct)} different results "
+                            f"(in {', '.join(diff)}; {_geom_text(job)})")
+    return Confirmation("not-reproduced", "differential-runs",
+                        f"{len(digests)} runs from identical inputs gave identical results ({_geom_text(job)})")
+
+
+def judge_race(f: Finding, job: KernelJob) -> Confirmation:
+    bad = _basic_problem(job)
+    if bad:
+        return bad
+    rc = job.runs.get("racecheck")
+    if _is_global_race(f) or rc is None:
+        c = _differential(f, job)
+        if rc is None and not _is_global_race(f) and c.status != "confirmed":
+            return Confirmation(c.status, c.method, c.detail + "; compute-sanitizer is not on PATH")
+        return c
+    if rc.timed_out:
+        return Confirmation("error", "compute-sanitizer racecheck", f"racecheck was killed after {rc.seconds:.0f} s")
+    hazards = ev.parse_racecheck(rc.output)
+    lines = {f.line} | _related_lines(f)
+    hits = [h for h in hazards if _touches((h.first, h.second), f.line)]
+    if hits:
+        best = sorted(hits, key=lambda h: (h.severity != "error", -(set(h.lines) <= lines)))[0]
+        kinds = f"{best.first_access} at line {best.first.line} / {best.second_access} at line {best.second.line}"
+        cat = f" ({best.category})" if best.category else ""
+        return Confirmation("confirmed", "compute-sanitizer racecheck",
+                            f"{best.severity}: race between {kinds} [{sum(h.count for h in hits)} hazards]{cat} "
+                            f"({_geom_text(job)})")
+    other = sorted({l for h in hazards for l in h.lines})
+    return Confirmation("not-reproduced", "compute-sanitizer racecheck",
+                        f"{len(hazards)} hazard report(s), none at line {f.line}"
+                        + (f" (lines {other})" if other else "") + f"; {_launch_summary(job)} ({_geom_text(job)})")
+
+
+def judge_barrier(f: Finding, job: KernelJob) -> Confirmation:
+    bad = _basic_problem(job)
+    if bad:
+        return bad
+    sc = job.runs.get("synccheck")
+    plain = _plain(job)
+    if sc is not None:
+        reps = ev.parse_synccheck(sc.output)
+        hits = [s for s in reps if _touches((s.location, *getattr(s, "device_frames", ())), f.line)]
+        if hits:
+            s = hits[0]
+            who = f" (thread {s.thread} in block {s.block})" if s.thread else ""
+            return Confirmation("confirmed", "compute-sanitizer synccheck",
+                                f"{s.message} at line {f.line}{who}; {len(hits)} report(s) ({_geom_text(job)})")
+    if plain.timed_out:
+        return Confirmation("confirmed", "hang",
+                            f"{_launch_summary(job)}: threads wait at a barrier others never reach ({_geom_text(job)})")
+    if sc is None:
+        return Confirmation("not-reproduced", "launch",
+                            f"{_launch_summary(job)}; compute-sanitizer is not on PATH for synccheck")
+    if sc.timed_out:
+        return Confirmation("confirmed", "hang", f"synccheck run hung and was killed after {sc.seconds:.0f} s")
+    reps = ev.parse_synccheck(sc.output)
+    other = sorted({s.line for s in reps if s.line})
+    return Confirmation("not-reproduced", "compute-sanitizer synccheck",
+                        f"{len(reps)} barrier report(s), none at line {f.line}" + (f" (lines {other})" if other else "")
+                        + f"; {_launch_summary(job)} ({_geom_text(job)})")
+
+
+def _direction(f: Finding) -> set:
+    m = f.message.lower()
+    d = set()
+    if re.search(r"\b(load|read|reads|loads)\b", m):
+        d.add("ld")
+    if re.search(r"\b(store|write|writes|stores)\b", m):
+        d.add("st")
+    return d or {"ld", "st"}
+
+
+def judge_bank(f: Finding, job: KernelJob) -> Confirmation:
+    bad = _basic_problem(job)
+    if bad:
+        return bad
+    r = job.runs.get("ncu")
+    if r is None:
+        return Confirmation("unsupported", "ncu", "ncu is not on PATH (no hardware counters to read)")
+    if r.timed_out:
+        return Confirmation("error", "ncu", f"ncu was killed after {r.seconds:.0f} s")
+    stats = ev.parse_ncu_bank_conflicts(r.output)
+    base = ev.kernel_basename(f.kernel) or f.kernel
+    st = stats.get(base)
+    if st is None:
+        tail = " ".join(r.output.split())[-200:]
+        return Confirmation("error", "ncu", f"ncu printed no metrics for {base}: {tail}")
+    dirs = _direction(f)
+    conf = (st.ld_conflicts if "ld" in dirs else 0) + (st.st_conflicts if "st" in dirs else 0)
+    deg = [d for d, k in ((st.ld_degree, "ld"), (st.st_degree, "st")) if k in dirs and d]
+    detail = (f"{base}: loads {st.ld_conflicts:.0f} conflicts / {st.ld_instructions:.0f} shared instructions, "
+              f"stores {st.st_conflicts:.0f} / {st.st_instructions:.0f}"
+              + (f"; average degree {max(deg):.1f}" if deg else "") + f" ({_geom_text(job)})")
+    if conf > 0:
+        return Confirmation("confirmed", "ncu", detail)
+    return Confirmation("not-reproduced", "ncu", detail)
+
+
+JUDGES = {"misaligned-access": judge_misaligned, "data-race": judge_race,
+          "barrier-divergence": judge_barrier, "bank-conflict": judge_bank}
+
+
+# ----------------------------------------------------------------------------- host programs
+
+
+def run_host(path: str, settings, tl: dict, timeout: float, work: Path) -> dict:
+    nvcc, cs = tl.get("nvcc"), tl.get("compute-sanitizer")
+    if not nvcc or not cs:
+        miss = " and ".join(n for n, p in (("nvcc", nvcc), ("compute-sanitizer", cs)) if not p)
+        return {"problem": f"{miss} not on PATH: the host program cannot be built and checked"}
+    src = Path(path).read_text(encoding="utf-8", errors="replace")
+    if not re.search(r"\bmain\s*\(", ev._blank_comments_strings(src)):
+        return {"problem": "the file has no main(): no host program to run"}
+    exe = Path(tempfile.mkdtemp(prefix="host-", dir=work)) / "prog"
+    cmd = [nvcc, "-arch=native", "-lineinfo", "-g", "-O0", "-Xcompiler", "-fno-inline,-rdynamic",
+           f"-I{os.path.dirname(os.path.abspath(path))}"]
+    cmd += [f"-I{d}" for d in getattr(settings, "include_dirs", ()) or ()]
+    cmd += [f"-D{d}" for d in getattr(settings, "defines", ()) or ()]
+    cmd += ["-o", str(exe), path]
+    b = run_cmd("nvcc", cmd, max(timeout, 120))
+    if b.rc != 0:
+        return {"problem": None, "build_error": " ".join(b.output.split())[-300:]}
+    r = run_cmd("leakcheck", [cs, "--leak-check", "full", "--tool", "memcheck", str(exe)], timeout)
+    return {"problem": None, "run": r}
+
+
+def judge_host(f: Finding, host: dict, source: str) -> Confirmation:
+    method = "compute-sanitizer --leak-check full"
+    if host.get("problem"):
+        return Confirmation("unsupported", method, host["problem"])
+    if host.get("build_error"):
+        return Confirmation("error", "nvcc", f"nvcc could not build the file: {host['build_error']}")
+    r: Run = host["run"]
+    if r.timed_out:
+        return Confirmation("error", method, f"the program was killed after {r.seconds:.0f} s")
+    spans = ev.function_spans(source)
+    fs = ev.enclosing_function(spans, f.line)
+    func = fs.name if fs else None
+    if f.category == "memory-leak":
+        rep = ev.parse_leakcheck(r.output)
+        own = [l for l in rep.leaks if func and func in l.functions()]
+        if own:
+            return Confirmation("confirmed", method, f"{sum(l.bytes for l in own)} bytes leaked in {len(own)} "
+                                f"allocation(s) made in {func}")
+        if not rep.leaked:
+            return Confirmation("not-reproduced", method, f"no leak reported (exit status {r.rc})")
+        named = sorted({n for l in rep.leaks for n in l.functions() if n and any(s.name == n for s in spans)})
+        return Confirmation("not-reproduced", method,
+                            f"{rep.total_bytes} bytes leaked, backtraces name {', '.join(named) or 'no function of the file'}"
+                            f", not {func}")
+    if f.category in ("double-free", "mismatched-free"):
+        api = [a for a in ev.parse_api_errors(r.output) if a.api_call and a.api_call.startswith(FREE_CALLS)]
+        own = [a for a in api if func and func in a.functions()]
+        if own:
+            return Confirmation("confirmed", "compute-sanitizer memcheck",
+                                f"{own[0].error} on {own[0].api_call} in {func}")
+        if api:
+            return Confirmation("not-reproduced", "compute-sanitizer memcheck",
+                                f"{len(api)} failing free call(s), none from {func}")
+        return Confirmation("not-reproduced", "compute-sanitizer memcheck", "no failing free call reported")
+    return Confirmation("unsupported", "none", "no NVIDIA tool observes a host read racing an asynchronous copy")
+
+
+# ----------------------------------------------------------------------------- entry point
+
+
+def confirm(findings: list[Finding], settings=None, timeout: float = 60.0, jobs: int | None = None,
+            keep_dir: str | None = None, stream=None, check_gpu: bool = True) -> list[Finding]:
+    """Findings with ``confirmation`` attached (same order). Runs code on the GPU.
+
+    Without CuPy or a GPU prints one line to ``stream`` (stderr) and returns the findings unchanged.
+    ``keep_dir``: copy every raw tool output there (``<file>.<kernel>.<tool>.txt``).
+    """
+    stream = stream or sys.stderr
+    findings = list(findings)
+    if not findings:
+        return findings
+    if settings is None:
+        from cudalint.settings import Settings
+        settings = Settings()
+    if check_gpu:
+        ok, why = gpu_status()
+        if not ok:
+            print(f"cudalint: {NEEDS_GPU} ({why}); static results unchanged", file=stream)
+            return findings
+    tl = tools()
+    work = Path(tempfile.mkdtemp(prefix="cudalint-confirm-"))
+    python = sys.executable
+    results: dict[int, Confirmation] = {}
+    kernel_idx: dict[str, list] = {}
+    host_idx: dict[str, list] = {}
+    for i, f in enumerate(findings):
+        if f.category in HOST_CATEGORIES or (f.kernel is None and f.category not in KERNEL_CATEGORIES):
+            host_idx.setdefault(f.path, []).append(i)
+        elif f.kernel is None:
+            results[i] = Confirmation("unsupported", "none", "the finding names no kernel to run")
+        elif f.category not in JUDGES:
+            results[i] = Confirmation("unsupported", "none", f"no GPU evidence for category {f.category}")
+        else:
+            kernel_idx.setdefault(f.path, []).append(i)
+    all_jobs: list[KernelJob] = []
+    for path, idxs in kernel_idx.items():
+        try:
+            all_jobs += plan_kernel_jobs(path, findings, idxs, settings)
+        except Exception as exc:
+            for i in idxs:
+                results[i] = Confirmation("error", "plan", f"could not plan the run: {exc!r}")
+    runnable = [j for j in all_jobs if j.problem is None and j.plan is not None]
+    lock = threading.Lock()
+    n = jobs or max(1, min(8, (os.cpu_count() or 2) // 2))
+    with cf.ThreadPoolExecutor(max_workers=n) as pool:
+        futs = [pool.submit(execute_job, j, findings, tl, timeout, work, python, lock) for j in runnable]
+        host_futs = {p: pool.submit(run_host, p, settings, tl, timeout, work) for p in host_idx}
+        for fu in futs:
+            try:
+                fu.result()
+            except Exception as exc:  # keep going: one job's failure is that job's error
+                print(f"cudalint: --confirm: internal error: {exc!r}", file=stream)
+    for j in all_jobs:
+        for i in j.findings:
+            f = findings[i]
+            if j.problem:
+                results[i] = Confirmation("unsupported", "cupy", j.problem)
+                continue
+            try:
+                c = JUDGES[f.category](f, j)
+            except Exception as exc:
+                c = Confirmation("error", "judge", f"internal error: {exc!r}")
+            results[i] = c
+    for p, idxs in host_idx.items():
+        try:
+            host = host_futs[p].result()
+        except Exception as exc:
+            host = {"problem": None, "build_error": f"internal error {exc!r}"}
+        src = Path(p).read_text(encoding="utf-8", errors="replace")
+        for i in idxs:
+            results[i] = judge_host(findings[i], host, src)
+    if keep_dir:
+        _keep(keep_dir, all_jobs, host_idx, host_futs if host_idx else {})
+    shutil.rmtree(work, ignore_errors=True)
+    return [f.with_(confirmation=results.get(i) or Confirmation("error", "none", "not confirmed"))
+            for i, f in enumerate(findings)]
+
+
+def _keep(keep_dir: str, jobs: list, host_idx: dict, host_futs: dict) -> None:
+    d = Path(keep_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    for j in jobs:
+        stem = f"{Path(j.path).name}.{re.sub(r'[^A-Za-z0-9_.-]', '_', j.kernel)}"
+        if j.geometry:
+            stem += f".b{j.geometry.block[0]}x{j.geometry.block[1]}"
+        for tool, r in j.runs.items():
+            (d / f"{stem}.{tool}.txt").write_text("$ " + " ".join(r.cmd[:6]) + " ...\n" + r.output
+                                                  + "\n--- result ---\n" + json.dumps(r.result)[:4000])
+    for p, fu in host_futs.items():
+        try:
+            h = fu.result()
+        except Exception:
+            continue
+        if h.get("run"):
+            (d / f"{Path(p).name}.leakcheck.txt").write_text(h["run"].output)

@@ -1,0 +1,59 @@
+"""The --confirm runner on a real GPU (skipped where there is none; run on the H200 through
+scripts/gpu/run_runner_tests.sh)."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from cudalint.findings import Finding
+from cudalint.gpu import runner
+from cudalint.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_ok, _why = runner.gpu_status() if shutil.which("nvidia-smi") or Path("/dev/nvidia0").exists() else (False, "no GPU")
+pytestmark = pytest.mark.skipif(not _ok, reason=f"needs a CUDA GPU with CuPy: {_why}")
+
+
+def _finding(path, line, kernel, category="misaligned-access", rule="CUDA101", message="probe"):
+    return Finding(rule, "probe", category, "error", str(path), line, 1, line, 1, message, kernel=kernel)
+
+
+def test_saxpy_fixture_confirmed_and_clean_not():
+    from cudalint.engine import analyze_file
+    path = str(ROOT / "fixtures/misaligned/saxpy_float4.cu")
+    res = analyze_file(path, Settings())
+    assert res.findings
+    clean = _finding(path, 23, "saxpy_vec4")  # an `// ok: CUDA101` line
+    out = runner.confirm(res.findings + [clean], Settings(), timeout=60)
+    for f in out[:-1]:
+        assert f.confirmation.status == "confirmed", f.confirmation
+    assert out[-1].confirmation.status != "confirmed", out[-1].confirmation
+
+
+def test_hung_kernel_is_killed_and_reported(tmp_path):
+    src = tmp_path / "hang.cu"
+    src.write_text(textwrap.dedent("""\
+        __global__ void spin(int* flag)
+        {
+            if (threadIdx.x == 0) {
+                while (atomicAdd(flag, 0) != 12345) { }
+            }
+            __syncthreads();
+        }
+    """))
+    f = _finding(src, 6, "spin", "barrier-divergence", "CUDA204")
+    out = runner.confirm([f], Settings(), timeout=15)
+    c = out[0].confirmation
+    assert c.status in ("confirmed", "error") and ("killed" in c.detail or "hung" in c.detail), c
+
+
+def test_compile_error_is_an_error(tmp_path):
+    src = tmp_path / "bad.cu"
+    src.write_text("__global__ void k(float* p) { p[threadIdx.x] = undefined_name; }\n")
+    out = runner.confirm([_finding(src, 1, "k")], Settings(), timeout=60)
+    assert out[0].confirmation.status == "error" and "NVRTC" in out[0].confirmation.detail

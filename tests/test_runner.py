@@ -1,0 +1,319 @@
+"""The --confirm runner's static half and its judges: no GPU needed.
+
+Argument synthesis, geometry choice, the device-only view, and the judges fed with real tool
+output captured on an H200 (tests/data/gpu/)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from cudalint.findings import Finding, Related
+from cudalint.gpu import plan as pl
+from cudalint.gpu import runner
+from cudalint.model import Launch, Loc
+from cudalint.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "gpu"
+
+
+def _f(line=10, kernel="k", category="misaligned-access", rule="CUDA101", message="m", path="f.cu", related=()):
+    return Finding(rule, "x", category, "error", path, line, 1, line, 1, message, kernel=kernel,
+                   related=tuple(related))
+
+
+# ----------------------------------------------------------------------------- C expressions
+
+
+@pytest.mark.parametrize("expr,value", [
+    ("4 * BLOCKS * THREADS", 512), ("n - 2", 510), ("N / 4", 512), ("7 / 2", 3), ("-7 / 2", -3),
+    ("1 << 20", 1 << 20), ("2.0f", 2.0), ("sizeof(float) * 4", 16), ("(int)N", 2048), ("0x10", 16),
+    ("256u", 256), ("static_cast<int>(N) % 3", 2048 % 3), ("min(N, 100)", 100), ("1e-5f", 1e-5),
+])
+def test_c_eval(expr, value):
+    env = {"BLOCKS": "2", "THREADS": "64", "N": "2048", "n": "4 * BLOCKS * THREADS"}
+    assert pl.c_eval(expr, env) == pytest.approx(value)
+
+
+def test_c_eval_rejects_non_constants():
+    with pytest.raises(pl.EvalError):
+        pl.c_eval("d_x", {})
+    with pytest.raises(pl.EvalError):
+        pl.c_eval("foo(3)", {})
+
+
+def test_macros_and_local_constants():
+    src = "#define N 2048 // floats\n#define F(x) x\nint main() {\n  const int n = 4 * N;\n  size_t bytes = n * 4;\n}\n"
+    assert pl.macros(src) == {"N": "2048"}
+    assert pl.local_constants(src) == {"n": "4 * N", "bytes": "n * 4"}
+    assert pl.local_constants(src, before_line=4) == {"n": "4 * N"}
+
+
+# ----------------------------------------------------------------------------- signatures
+
+
+def test_parse_signature_plain():
+    h = "__global__ void saxpy(int n, float a, const float* __restrict__ x, float4 *y, unsigned long long m)"
+    ps = pl.parse_signature(h, "saxpy")
+    assert [p.name for p in ps] == ["n", "a", "x", "y", "m"]
+    n, a, x, y, m = (p.ctype for p in ps)
+    assert (n.dtype, n.pointer) == ("i4", 0)
+    assert (a.dtype, a.pointer) == ("f4", 0)
+    assert (x.dtype, x.pointer, x.size) == ("f4", 1, 4)
+    assert (y.dtype, y.lanes, y.size, y.pointer) == ("f4", 4, 16, 1)
+    assert m.dtype == "u8"
+
+
+def test_parse_signature_template_substitution():
+    h = "template <typename T, int BLOCK> __global__ void __launch_bounds__(BLOCK) red(const T* in, T* out, int n)"
+    ps = pl.parse_signature(h, "red<double, 256>", ("double", 256))
+    assert [(p.name, p.ctype.dtype, p.ctype.pointer) for p in ps] == [("in", "f8", 1), ("out", "f8", 1), ("n", "i4", 0)]
+
+
+def test_classify_unknown_and_vectors():
+    assert pl.classify("Particle*").dtype is None and pl.classify("Particle*").pointer == 1
+    assert pl.classify("__half2*").size == 4
+    assert pl.classify("const uchar4 *").size == 4
+    assert pl.classify("float3").size == 12
+
+
+# ----------------------------------------------------------------------------- device view
+
+
+def test_device_view_keeps_lines_and_drops_host_code():
+    src = (ROOT / "fixtures/misaligned/saxpy_float4.cu").read_text()
+    view, offset = pl.device_view(src, "fixtures/misaligned/saxpy_float4.cu")
+    lines, orig = view.split("\n")[offset:], src.split("\n")
+    assert len(lines) == len(orig)
+    assert f'#line 1 "saxpy_float4.cu"' in view.split("\n")[offset - 1]
+    # kernels verbatim, host code and host headers blanked
+    for i, (a, b) in enumerate(zip(orig, lines), start=1):
+        assert b in ("", a), i
+    assert "int main" not in view and "#include <cstdio>" not in view and "cudaMalloc" not in view
+    assert "__global__ void saxpy_vec4_unscaled" in view
+
+
+def test_device_view_keeps_device_headers_and_constexpr():
+    src = "#include <cuda_fp16.h>\n#include <vector>\nconstexpr int cdiv(int a, int b) { return (a + b - 1) / b; }\n" \
+          "static void host_only() { std::vector<int> v; }\n__device__ int twice(int x) { return 2 * x; }\n"
+    view, off = pl.device_view(src, "a.cu")
+    body = view.split("\n")[off:]
+    assert body[0] == "#include <cuda_fp16.h>" and body[1] == "" and body[2].startswith("constexpr")
+    assert body[3] == "" and body[4].startswith("__device__")
+
+
+# ----------------------------------------------------------------------------- geometry
+
+
+class _K:
+    def __init__(self, name="k", qualname="k", usr="", launch_bounds=None, block_dim_comment=None):
+        self.name, self.qualname, self.usr = name, qualname, usr
+        self.launch_bounds, self.block_dim_comment = launch_bounds, block_dim_comment
+        self.events, self.loops, self.template_args, self.is_template_pattern = (), {}, (), False
+
+
+class _M:
+    def __init__(self, launches=()):
+        self.launches = tuple(launches)
+
+
+def _launch(line, grid, block, shared=0, args=()):
+    return Launch("k", "", (), grid, block, shared, Loc("f.cu", line, 1, line, 1), tuple(args))
+
+
+def test_geometry_from_the_launch_the_message_names():
+    m = _M([_launch(40, (8, 1, 1), (128, 1, 1)), _launch(50, (4, 1, 1), (64, 1, 1), 256)])
+    g = pl.choose_geometry(_f(message="... (blockDim=(64, 1, 1) from the launch at line 50)"), _K(), m)
+    assert (g.grid, g.block, g.shared_bytes) == ((4, 1, 1), (64, 1, 1), 256)
+    assert "line 50" in g.source
+
+
+def test_geometry_default_widened_for_the_witness():
+    g = pl.choose_geometry(_f(message="thread (200,1,0) of block (3,0,0) writes s[4]"), _K(), _M())
+    assert g.block == (201, 2, 1) and g.grid == (4, 1, 1)
+
+
+def test_geometry_ignores_far_witness_blocks():
+    g = pl.choose_geometry(_f(message="thread (1,0,0) of block (304831,32767,48834) writes"), _K(), _M([_launch(9, None, (256, 1, 1))]))
+    assert g.block == (256, 1, 1) and g.grid == pl.DEFAULT_GRID and "outside" in g.source
+
+
+def test_geometry_launch_bounds_config_and_override():
+    assert pl.choose_geometry(_f(), _K(launch_bounds=512), _M()).block == (512, 1, 1)
+    s = Settings(block_dims={"k": (32, 8, 1)})
+    assert pl.choose_geometry(_f(), _K(), _M(), s).block == (32, 8, 1)
+    g = pl.choose_geometry(_f(), _K(), _M(), s, {"block": "(16,16)", "grid": "(3)", "shared": "1024"})
+    assert (g.block, g.grid, g.shared_bytes) == ((16, 16, 1), (3, 1, 1), 1024)
+
+
+def test_geometry_caps_huge_grids():
+    g = pl.choose_geometry(_f(), _K(), _M([_launch(9, (100000, 1, 1), (256, 1, 1))]))
+    assert g.grid[0] <= pl.MAX_BLOCKS
+
+
+def test_overrides_comment():
+    src = "// cudalint-confirm: grid=(4,1,1) block=(256) n=4096 skip\n__global__ void k(int n) {\n}\n"
+    sp = pl.kernel_span(src, "k")
+    assert pl.overrides(src, sp) == {"grid": "(4,1,1)", "block": "(256)", "n": "4096", "skip": "1"}
+
+
+# ----------------------------------------------------------------------------- arguments
+
+
+def test_synthesize_from_launch_site_constants():
+    src = "#define BLOCKS 2\n#define THREADS 64\nint main() {\n  const int n = 4 * BLOCKS * THREADS;\n}\n"
+    params = pl.parse_signature("__global__ void k(int n, float a, const float* x, float4* y)", "k")
+    geom = pl.Geometry((2, 1, 1), (64, 1, 1), 0, "launch", _launch(5, (2, 1, 1), (64, 1, 1), 0, ("n - 2", "2.0f", "d_x", "d_y")))
+    ap = pl.synthesize_args(params, geom, src)
+    assert ap.problem is None
+    assert [(a.name, a.kind) for a in ap.args] == [("n", "scalar"), ("a", "scalar"), ("x", "buffer"), ("y", "buffer")]
+    assert ap.args[0].value == 510 and ap.args[1].value == 2.0
+    assert all(a.nbytes >= pl.MIN_BUFFER and a.nbytes % 256 == 0 for a in ap.args[2:])
+
+
+def test_synthesize_defaults_make_size_guards_true():
+    params = pl.parse_signature("__global__ void k(const float* x, int n, double s)", "k")
+    geom = pl.Geometry((2, 1, 1), (128, 1, 1), 0, "default")
+    ap = pl.synthesize_args(params, geom, "")
+    n = ap.args[1]
+    assert n.value >= geom.threads  # `if (i < n)` holds for every thread
+    assert ap.args[2].value == 1.5
+    assert ap.args[0].nbytes >= 16 * 4 * n.value  # the heuristic covers x[0..n) with room
+
+
+def test_synthesize_refuses_structs_and_double_pointers():
+    geom = pl.Geometry((1, 1, 1), (32, 1, 1), 0, "default")
+    ap = pl.synthesize_args(pl.parse_signature("__global__ void k(Params p, float* x)", "k"), geom, "")
+    assert ap.problem and "Params" in ap.problem
+    ap = pl.synthesize_args(pl.parse_signature("__global__ void k(float** rows)", "k"), geom, "")
+    assert ap.problem and "pointer to pointers" in ap.problem
+
+
+def test_synthesize_buffer_bounds_from_the_model():
+    from cudalint.frontend.parse import parse
+    from cudalint.frontend.tu import build_model
+    path = ROOT / "fixtures/misaligned/saxpy_float4.cu"
+    model = build_model(parse(str(path), Settings()))
+    k = next(k for k in model.kernels if k.name == "saxpy_vec4_unscaled")
+    geom = pl.Geometry((64, 1, 1), (256, 1, 1), 0, "test")
+    b = pl.buffer_bounds(k, geom, {"n": 1 << 20})
+    # i = global id < 64*256, float4 at x + i: the last byte is 4*(16383) + 16
+    assert b["x"] == 4 * (64 * 256 - 1) + 16
+    assert b["out"] == 16 * (64 * 256 - 1) + 16
+
+
+# ----------------------------------------------------------------------------- judges on real tool output
+
+
+def _job(runs, plan=None, geometry=None):
+    j = runner.KernelJob("f.cu", "k", [0], plan=plan or {"args": [{"name": "out"}]},
+                         geometry=geometry or pl.Geometry((1, 1, 1), (64, 1, 1), 0, "test"))
+    j.runs = runs
+    return j
+
+
+def _run(tool, output="", result=None, timed_out=False, rc=0):
+    return runner.Run(tool, [], rc=rc, timed_out=timed_out, output=output, result=result if result is not None else {"runs": 1, "digests": [["a"]]})
+
+
+def test_judge_misaligned_memcheck_line():
+    out = (DATA / "memcheck_vec4_probe.txt").read_text()
+    job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"}), "memcheck": _run("memcheck", out)})
+    c = runner.judge_misaligned(_f(line=7), job)
+    assert c.status == "confirmed" and "16 bytes" in c.detail and "line 7" in c.detail
+    masked = runner.judge_misaligned(_f(line=9), job)
+    assert masked.status == "unsupported" and "line 7" in masked.detail
+
+
+def test_judge_misaligned_without_sanitizer():
+    job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"})})
+    assert runner.judge_misaligned(_f(), job).status == "confirmed"
+    job = _job({"plain": _run("plain")})
+    assert runner.judge_misaligned(_f(), job).status == "not-reproduced"
+
+
+def test_judge_race_racecheck_lines():
+    out = (DATA / "racecheck_race_probe.txt").read_text()
+    from cudalint.gpu import evidence as ev
+    hz = ev.parse_racecheck(out)
+    line = hz[0].first.line
+    job = _job({"plain": _run("plain"), "racecheck": _run("racecheck", out)})
+    c = runner.judge_race(_f(line=line, category="data-race", rule="CUDA201", message="shared race"), job)
+    assert c.status == "confirmed" and "hazards" in c.detail
+    c = runner.judge_race(_f(line=999, category="data-race", rule="CUDA201", message="shared race"), job)
+    assert c.status == "not-reproduced"
+
+
+def test_judge_global_race_differential():
+    same = _run("plain-diff", result={"runs": 3, "digests": [["a", "b"]] * 3})
+    diff = _run("plain-diff", result={"runs": 3, "digests": [["a", "b"], ["a", "c"], ["a", "b"]]})
+    plan = {"args": [{"name": "in"}, {"name": "out"}]}
+    f = _f(category="data-race", rule="CUDA203", message="global race")
+    assert runner.judge_race(f, _job({"plain-diff": same}, plan)).status == "not-reproduced"
+    c = runner.judge_race(f, _job({"plain-diff": diff}, plan))
+    assert c.status == "confirmed" and "out" in c.detail and "in," not in c.detail
+
+
+def test_judge_barrier_synccheck_and_hang():
+    out = (DATA / "synccheck_divergent_block.txt").read_text()
+    from cudalint.gpu import evidence as ev
+    line = ev.parse_synccheck(out)[0].line
+    f = _f(line=line, category="barrier-divergence", rule="CUDA204")
+    job = _job({"plain": _run("plain"), "synccheck": _run("synccheck", out)})
+    assert runner.judge_barrier(f, job).status == "confirmed"
+    hung = _job({"plain": _run("plain", timed_out=True, result={})})
+    c = runner.judge_barrier(_f(line=1, category="barrier-divergence"), hung)
+    assert c.status == "confirmed" and c.method == "hang"
+
+
+def test_judge_bank_ncu():
+    out = (DATA / "ncu_csv_bank_probe.txt").read_text()
+    from cudalint.gpu import evidence as ev
+    stats = ev.parse_ncu_bank_conflicts(out)
+    name = next(k for k, v in stats.items() if v.conflicts > 0)
+    job = _job({"plain": _run("plain"), "ncu": _run("ncu", out)})
+    assert runner.judge_bank(_f(kernel=name, category="bank-conflict", message="32-way load"), job).status == "confirmed"
+    assert runner.judge_bank(_f(kernel=name, category="bank-conflict"), _job({"plain": _run("plain")})).status == "unsupported"
+
+
+def test_judge_compile_error_and_crash():
+    job = _job({"plain": _run("plain", result={"error": "compile", "compile_log": "error: identifier x is undefined"})})
+    c = runner.judge_misaligned(_f(), job)
+    assert c.status == "error" and "NVRTC" in c.detail
+    job = _job({"plain": _run("plain", result={}, rc=-9, output="Segmentation fault")})
+    assert runner.judge_race(_f(category="data-race"), job).status == "error"
+
+
+def test_judge_host_leak():
+    out = (DATA / "leakcheck_leak_noinline.txt").read_text()
+    src = "void leak_on_error(unsigned long n)\n{\n  cudaMalloc(&p, n);\n}\nint main() { }\n"
+    host = {"problem": None, "run": _run("leakcheck", out)}
+    c = runner.judge_host(_f(line=3, kernel=None, category="memory-leak", rule="CUDA401"), host, src)
+    assert c.status == "confirmed" and "leak_on_error" in c.detail
+    c = runner.judge_host(_f(line=3, kernel=None, category="memory-leak"), {"problem": "nvcc not on PATH"}, src)
+    assert c.status == "unsupported"
+
+
+# ----------------------------------------------------------------------------- without a GPU
+
+
+def test_confirm_without_gpu_leaves_findings(monkeypatch):
+    monkeypatch.setattr(runner, "gpu_status", lambda *a, **k: (False, "CuPy is not installed"))
+    fs = [_f()]
+    err = io.StringIO()
+    out = runner.confirm(fs, Settings(), stream=err)
+    assert out == fs and out[0].confirmation is None
+    assert err.getvalue().count("\n") == 1 and "pip install cudalint[gpu]" in err.getvalue()
+
+
+def test_confirm_never_runs_without_the_flag(monkeypatch, tmp_path):
+    called = []
+    monkeypatch.setattr(runner, "confirm", lambda *a, **k: called.append(1) or a[0])
+    from cudalint.cli import main
+    p = tmp_path / "a.cu"
+    p.write_text("__global__ void k(const float* x, float4* y) { y[0] = *reinterpret_cast<const float4*>(x + 1); }\n")
+    main([str(p), "-q", "-n"])
+    assert not called
