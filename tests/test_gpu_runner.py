@@ -31,7 +31,9 @@ def test_saxpy_fixture_confirmed_and_clean_not():
     clean = _finding(path, 23, "saxpy_vec4")  # an `// ok: CUDA101` line
     out = runner.confirm(res.findings + [clean], Settings(), timeout=60)
     for f in out[:-1]:
-        assert f.confirmation.status == "confirmed", f.confirmation
+        c = f.confirmation
+        # a second misaligned load after the first fault is never executed: unsupported, with the reason
+        assert c.status == "confirmed" or (c.status == "unsupported" and "not reached" in c.detail), c
     assert out[-1].confirmation.status != "confirmed", out[-1].confirmation
 
 

@@ -317,3 +317,29 @@ def test_confirm_never_runs_without_the_flag(monkeypatch, tmp_path):
     p.write_text("__global__ void k(const float* x, float4* y) { y[0] = *reinterpret_cast<const float4*>(x + 1); }\n")
     main([str(p), "-q", "-n"])
     assert not called
+
+
+# ----------------------------------------------------------------------------- CuPy-run captures (H200)
+
+RUNNER_DATA = DATA / "runner"
+
+
+def test_judge_misaligned_hardware_exception_form():
+    out = (RUNNER_DATA / "memcheck_hw_misaligned.txt").read_text()
+    job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"}), "memcheck": _run("memcheck", out)})
+    c = runner.judge_misaligned(_f(line=90), job)
+    assert c.status == "confirmed" and "Misaligned shared or local address" in c.detail
+    assert runner.judge_misaligned(_f(line=80), job).status == "unsupported"
+
+
+def test_judge_misaligned_unattributed_is_kernel_level():
+    out = (RUNNER_DATA / "memcheck_unattributed.txt").read_text()
+    job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"}), "memcheck": _run("memcheck", out)})
+    c = runner.judge_misaligned(_f(line=88), job)
+    assert c.status == "confirmed" and c.method == "launch" and "kernel-level" in c.detail
+
+
+def test_a_failed_launch_is_no_evidence_against_a_race():
+    job = _job({"plain": _run("plain", result={"error": "cudaErrorIllegalAddress"}), "racecheck": _run("racecheck", "")})
+    c = runner.judge_race(_f(category="data-race", rule="CUDA201", message="shared race"), job)
+    assert c.status == "error" and "cudaErrorIllegalAddress" in c.detail

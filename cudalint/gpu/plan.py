@@ -119,6 +119,12 @@ DEVICE_HEADERS = re.compile(
 _INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 PRELUDE = """\
 // cudalint --confirm: device-only view of {path} (host code blanked line for line)
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#ifndef NAN
+#define NAN __int_as_float(0x7fffffff)
+#endif
 typedef signed char int8_t; typedef unsigned char uint8_t; typedef short int16_t;
 typedef unsigned short uint16_t; typedef int int32_t; typedef unsigned int uint32_t;
 typedef long long int64_t; typedef unsigned long long uint64_t;
@@ -133,7 +139,7 @@ def device_view(source: str, path: str = "input.cu", defines: tuple = ()) -> tup
     """The source NVRTC compiles, and the number of prelude lines before the user's line 1.
 
     Host-only function definitions (neither ``__global__`` nor ``__device__``; ``constexpr`` ones
-    are kept, they are callable from device code with ``--expt-relaxed-constexpr``), host-only
+    are kept), host-only
     ``#include <...>`` lines and ``using namespace std;`` are replaced by empty lines, so every
     kept line keeps its number.
     """
@@ -163,7 +169,7 @@ def device_view(source: str, path: str = "input.cu", defines: tuple = ()) -> tup
         out.append(line)
     prelude = PRELUDE.format(path=path)
     if not re.search(r"\bu?int(8|16|32|64)_t\b", source):
-        prelude = prelude.split("\n")[0] + "\n"
+        prelude = "\n".join(prelude.split("\n")[:7]) + "\n"
     for d in defines:
         name, _, val = d.partition("=")
         prelude += f"#define {name} {val or 1}\n"

@@ -170,7 +170,7 @@ def _is_global_race(f: Finding) -> bool:
 
 
 def _nvrtc_options(path: str, settings) -> list:
-    opts = ["-lineinfo", f"--std={getattr(settings, 'std', 'c++17') or 'c++17'}", "--expt-relaxed-constexpr",
+    opts = ["-lineinfo", f"--std={getattr(settings, 'std', 'c++17') or 'c++17'}",
             "-DCUDALINT_CONFIRM=1", f"-I{os.path.dirname(os.path.abspath(path)) or '.'}"]
     for d in getattr(settings, "include_dirs", ()) or ():
         opts.append(f"-I{d}")
@@ -349,7 +349,7 @@ def _launch_summary(job: KernelJob) -> str:
     return "the launch completed without error"
 
 
-def _basic_problem(job: KernelJob) -> Confirmation | None:
+def _basic_problem(job: KernelJob, launch_errors_count: bool = False) -> Confirmation | None:
     r = _plain(job)
     if r is None:
         return Confirmation("error", "cupy", "the kernel was not run")
@@ -362,6 +362,9 @@ def _basic_problem(job: KernelJob) -> Confirmation | None:
     if not res and not r.timed_out:
         tail = " ".join(r.output.split())[-300:]
         return Confirmation("error", "cupy", f"the child exited with status {r.rc}: {tail}")
+    if launch_errors_count and res.get("error"):
+        return Confirmation("error", "launch", f"{_launch_summary(job)}: the synthesised arguments or geometry do "
+                            f"not fit this kernel ({_geom_text(job)}); pin them with a `// cudalint-confirm:` comment")
     return None
 
 
@@ -382,6 +385,16 @@ def judge_misaligned(f: Finding, job: KernelJob) -> Confirmation:
             return Confirmation("confirmed", "compute-sanitizer memcheck",
                                 f"misaligned {a.address_space} {a.access} of {a.size} bytes at line {f.line}{who} "
                                 f"({len(mis)} report(s); {_launch_summary(job)}; {_geom_text(job)})")
+        # the hardware-exception form ("Misaligned shared or local address / at k+0x120 in f.cu:90"),
+        # printed for generic-pointer accesses, which parse_memcheck does not read
+        for head, details in ev._records(mc.output):
+            if "misaligned" in head.lower() and not head.lower().startswith(("invalid", "program hit")):
+                loc = ev._at_location(details)
+                if loc is not None and loc.line == f.line:
+                    return Confirmation("confirmed", "compute-sanitizer memcheck",
+                                        f"{head} at line {f.line} ({_launch_summary(job)}; {_geom_text(job)})")
+                if loc is not None and loc.line:
+                    reports.append(type("R", (), {"misaligned": True, "line": loc.line})())
         others = sorted({a.line for a in reports if a.misaligned and a.line})
         if others:
             return Confirmation("unsupported", "compute-sanitizer memcheck",
@@ -390,6 +403,10 @@ def judge_misaligned(f: Finding, job: KernelJob) -> Confirmation:
         if hits:
             return Confirmation("not-reproduced", "compute-sanitizer memcheck",
                                 f"invalid (not misaligned) {hits[0].access} at this line: {hits[0].message}")
+        if perr == "cudaErrorMisalignedAddress":
+            return Confirmation("confirmed", "launch",
+                                f"cudaErrorMisalignedAddress from the launch ({_geom_text(job)}); kernel-level: "
+                                f"memcheck did not attribute the fault to a line")
         if perr:
             return Confirmation("error", "launch", f"{_launch_summary(job)}; memcheck reported nothing at this line")
         return Confirmation("not-reproduced", "compute-sanitizer memcheck",
@@ -430,7 +447,7 @@ def _differential(f: Finding, job: KernelJob) -> Confirmation:
 
 
 def judge_race(f: Finding, job: KernelJob) -> Confirmation:
-    bad = _basic_problem(job)
+    bad = _basic_problem(job, launch_errors_count=True)
     if bad:
         return bad
     rc = job.runs.get("racecheck")
@@ -458,7 +475,7 @@ def judge_race(f: Finding, job: KernelJob) -> Confirmation:
 
 
 def judge_barrier(f: Finding, job: KernelJob) -> Confirmation:
-    bad = _basic_problem(job)
+    bad = _basic_problem(job, launch_errors_count=True)
     if bad:
         return bad
     sc = job.runs.get("synccheck")
@@ -497,7 +514,7 @@ def _direction(f: Finding) -> set:
 
 
 def judge_bank(f: Finding, job: KernelJob) -> Confirmation:
-    bad = _basic_problem(job)
+    bad = _basic_problem(job, launch_errors_count=True)
     if bad:
         return bad
     r = job.runs.get("ncu")
