@@ -8,11 +8,19 @@ from pathlib import Path
 import pathspec
 
 
+def gitignore_spec(lines) -> pathspec.PathSpec:
+    """A PathSpec with .gitignore semantics (named `gitignore` in newer pathspec releases)."""
+    try:
+        return pathspec.PathSpec.from_lines("gitignore", lines)
+    except (KeyError, LookupError):
+        return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+
 def discover(paths: list[str], extensions: tuple[str, ...], exclude: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
     """(files, problems). Explicit files are taken whatever their extension (pre-commit passes
     them one by one); directories contribute files with one of `extensions`."""
     files, problems, seen = [], [], set()
-    excluded = pathspec.PathSpec.from_lines("gitwildmatch", exclude) if exclude else None
+    excluded = gitignore_spec(exclude) if exclude else None
 
     def add(p: str):
         key = os.path.realpath(p)
@@ -45,7 +53,7 @@ def _walk(root: Path, extensions) -> list[str]:
         if os.path.isfile(gi):
             try:
                 with open(gi, encoding="utf-8", errors="replace") as fh:
-                    specs.append((dirpath, pathspec.PathSpec.from_lines("gitwildmatch", fh)))
+                    specs.append((dirpath, gitignore_spec(fh)))
             except OSError:
                 pass
 

@@ -102,3 +102,34 @@ def value(model, term) -> int | None:
         return v.as_signed_long()
     except AttributeError:
         return None
+
+
+def minimize(solver: z3.Solver, terms, model, timeout_ms: int):
+    """A model in which each of `terms` (non-negative quantities such as thread ids), in order,
+    is as small as a binary search finds, earlier ones held: witnesses are then the first
+    threads, and the same from run to run."""
+    solver.push()
+    try:
+        for term in terms:
+            model = _minimize_one(solver, term, model, timeout_ms)
+            solver.add(term == value(model, term))
+    finally:
+        solver.pop()
+    return model
+
+
+def _minimize_one(solver, term, model, timeout_ms, steps: int = 34):
+    lo, hi = 0, model.eval(term, model_completion=True).as_long()  # unsigned, as ULE compares
+    best = model
+    while lo < hi and steps > 0:
+        steps -= 1
+        mid = (lo + hi) // 2
+        solver.push()
+        solver.add(z3.ULE(term, bv(mid)))
+        _, m = check(solver, timeout_ms)
+        solver.pop()
+        if m is not None:
+            best, hi = m, min(mid, m.eval(term, model_completion=True).as_long())
+        else:
+            lo = mid + 1
+    return best

@@ -16,7 +16,7 @@ import z3
 from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.threads import is_thread_coordinate, loop_definition, split_guard
 from cudalint.model import THREAD, UNIFORM, Access, Kernel, syms
-from cudalint.symbolic import BITS, as_bool, bv, check, value, solver
+from cudalint.symbolic import BITS, as_bool, bv, check, minimize, solver, value
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[
     if not data:
         s = solver()
         s.add(*facts, *th.side, z3.URem(off, a) != bv(0))
-        status, m = _check_preferring_block0(s, [th], timeout_ms)
+        status, m = _check_preferring_block0(s, [th], timeout_ms, then=[off])
         return status, (Misalignment(th.describe(m), value(m, off) or 0) if m is not None else None)
     th2, facts2 = _thread(kernel, acc, geom, 1)
     diff = off - th2.term(acc.offset)
@@ -60,7 +60,7 @@ def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[
     s = solver()
     moved = shifted(bv(1))
     s.add(*facts, *facts2, *th.side, *th2.side, z3.URem(diff, a) != bv(0), moved == diff)
-    status, m = _check_preferring_block0(s, [th, th2], timeout_ms)
+    status, m = _check_preferring_block0(s, [th, th2], timeout_ms, then=[off, z3.If(diff < 0, -diff, diff)])
     if m is None:
         return status, None
     # ... and, for that very pair, for every value of the arguments.
@@ -73,13 +73,17 @@ def find(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int) -> tuple[
     return "sat", Misalignment(th.describe(m), abs(value(m, diff) or 0), th2.describe(m), tuple(data))
 
 
-def _check_preferring_block0(solver, threads, timeout_ms):
+def _check_preferring_block0(solver, threads, timeout_ms, then=()):
     """A model, with the threads in block (0,0,0) when that is possible: readable witnesses."""
     solver.push()
     solver.add(*[t.builtin("blockIdx", ax) == bv(0) for t in threads for ax in "xyz"])
     status, m = check(solver, timeout_ms)
-    solver.pop()
-    return (status, m) if m is not None else check(solver, timeout_ms)
+    if m is None:
+        solver.pop()
+        status, m = check(solver, timeout_ms)
+    if m is not None:
+        m = minimize(solver, [t.linear_id() for t in threads] + list(then), m, timeout_ms)
+    return status, m
 
 
 def _coordinates(th, th2, kernel, acc):

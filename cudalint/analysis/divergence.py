@@ -9,7 +9,7 @@ import z3
 
 from cudalint.analysis.geometry import Geometry, Thread, geometries
 from cudalint.model import THREAD, Barrier, Kernel
-from cudalint.symbolic import BITS, as_bool, bv, check, value, solver
+from cudalint.symbolic import BITS, as_bool, bv, check, minimize, solver, value
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,7 @@ def _check(kernel, b: Barrier, geom, timeout, ctx):
         if status == "unknown":
             ctx.skipped.append((f"divergence check {kernel.name} line {b.loc.line}", "solver timeout"))
         if m is not None:
+            m = minimize(s, [t1.linear_id(), t2.linear_id()], m, timeout)
             misses = f"lane {value(m, z3.URem(l1, bv(32)))}" if outside_mask else t2.describe(m)
             return Divergence(b, t1.describe(m), misses, outside_mask, geom)
     return None

@@ -17,7 +17,7 @@ from cudalint.analysis.geometry import Geometry, Thread, geometries
 from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
 from cudalint.analysis.threads import loop_definition
 from cudalint.model import BLOCK, THREAD, Access, Kernel, syms
-from cudalint.symbolic import BITS, as_bool, bv, check, value, solver
+from cudalint.symbolic import BITS, as_bool, bv, check, minimize, solver, value
 
 MAX_PAIRS = 600  # per kernel; the rest is skipped (and said so under --verbose)
 
@@ -128,6 +128,8 @@ def _solve(kernel, p: Pairing, geom, mode, timeout, ctx):
             ctx.skipped.append((f"race check {kernel.name} lines {first.loc.line}/{second.loc.line}", "solver timeout"))
         if m is None:
             return None
+        if found is None:  # the first threads, blocks and address: the same witness every run
+            m = minimize(s, [_block_id(t1), _block_id(t2), t1.linear_id(), t2.linear_id(), o1], m, timeout)
         found = found or (t1.describe(m), t2.describe(m), _index(first, value(m, o1)), _index(second, value(m, o2)))
     kind = {"block": "block", "warp": "warp"}.get(mode, "global")
     return Race(kind, first, second, *found, geom, p.wrap_loop, kernel.name)
@@ -149,7 +151,7 @@ def _query(kernel, p: Pairing, geom, mode, round_):
                 it = it + 1
             facts += _loop_facts(kernel.loops[lid], th, it)
     o1, o2 = t1.term(first.offset), t2.term(second.offset)
-    facts += _overlap(o1, o2, first.width, second.width)
+    facts += _overlap(o1, o2, first.width, second.width) + _in_bounds(o1, first) + _in_bounds(o2, second)
     l1, l2 = t1.linear_id(), t2.linear_id()
     same_block = [t1.builtin("blockIdx", ax) == t2.builtin("blockIdx", ax) for ax in "xyz"]
     if mode == "grid":
@@ -165,6 +167,19 @@ def _query(kernel, p: Pairing, geom, mode, round_):
     s = solver()
     s.add(*facts, *t1.side, *t2.side)
     return s, t1, t2, o1, o2
+
+
+def _block_id(th):
+    b = [th.builtin("blockIdx", ax) for ax in "xyz"]
+    return b[0] + b[1] * 65536 + b[2] * 65536 * 65536
+
+
+def _in_bounds(o, acc: Access):
+    """Within the array (an out-of-bounds access is another bug, and no witness for this one)."""
+    size = acc.array.elem_size
+    for d in acc.array.dims:
+        size *= d
+    return [o >= 0] + ([o + acc.width <= size] if acc.array.dims and size > 0 else [])
 
 
 def _overlap(o1, o2, w1, w2):

@@ -1,0 +1,24 @@
+"""Shim and toolkit modes agree on every fixture: the shim is a faithful stand-in."""
+
+from __future__ import annotations
+
+import pytest
+
+from cudalint.engine import analyze_file
+from cudalint.frontend.flags import find_toolkit
+from cudalint.settings import Settings
+from markers import FIXTURES, fixture_files
+
+pytestmark = pytest.mark.skipif(find_toolkit(None) is None, reason="no CUDA toolkit on this machine")
+
+
+def _key(f):
+    return (f.rule, f.line, f.column, f.message)
+
+
+@pytest.mark.parametrize("path", fixture_files(), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_shim_and_toolkit_agree(path):
+    shim = analyze_file(str(path), Settings(cuda_mode="shim"))
+    toolkit = analyze_file(str(path), Settings(cuda_mode="toolkit"))
+    assert not [d for d in toolkit.diagnostics if d.severity == "error"], toolkit.diagnostics
+    assert sorted(map(_key, shim.findings)) == sorted(map(_key, toolkit.findings))
