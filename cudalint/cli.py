@@ -68,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="run flagged kernels on a CUDA GPU (CuPy) to confirm findings; executes your code")
     p.add_argument("--confirm-timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time limit per confirmation run (default 60)")
+    fe.add_argument("--no-pch", action="store_true",
+                    help="parse without the precompiled prelude of CUDA/C++ headers (kept in ~/.cache/cudalint)")
     fe.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: cores, at most 8)")
     return p
 
@@ -108,7 +110,7 @@ def settings_from_args(args, config=None):
         compile_commands_dir=args.build_dir or c.get("compile-commands-dir"),
         extensions=tuple(c.get("extensions", s.extensions)),
         select=select, ignore=ignore, block_dims=block_dims,
-        severities=dict(c.get("severity", {})), verbose=args.verbose)
+        severities=dict(c.get("severity", {})), verbose=args.verbose, pch=not args.no_pch)
     for attr, flag, key in (("solver_timeout_ms", "solver_timeout", "solver-timeout-ms"),
                             ("file_budget_s", "file_budget", "file-budget-s"),
                             ("min_bank_conflict_degree", "min_bank_conflict_degree", "min-bank-conflict-degree")):

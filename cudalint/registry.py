@@ -41,7 +41,7 @@ def all_rules() -> dict[str, Rule]:
     """Every rule module in `cudalint.rules` that defines RULE, by code."""
     global _RULES
     if _RULES is None:
-        import cudalint.rules as pkg
+        pkg = _rules_package()
         found = {}
         for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
             mod = importlib.import_module(f"cudalint.rules.{info.name}")
@@ -50,6 +50,25 @@ def all_rules() -> dict[str, Rule]:
                 found[rule.code] = rule
         _RULES = dict(sorted(found.items()))
     return _RULES
+
+
+def _rules_package():
+    """`cudalint.rules`: installed from rules/ by the package-dir mapping; in a source checkout
+    put on sys.path directly (`python -m pytest` from the repo root), loaded from ../rules."""
+    try:
+        import cudalint.rules as pkg
+        return pkg
+    except ModuleNotFoundError:
+        import importlib.util
+        import sys
+        from pathlib import Path
+        init = Path(__file__).resolve().parent.parent / "rules" / "__init__.py"
+        spec = importlib.util.spec_from_file_location("cudalint.rules", init,
+                                                      submodule_search_locations=[str(init.parent)])
+        pkg = importlib.util.module_from_spec(spec)
+        sys.modules["cudalint.rules"] = pkg
+        spec.loader.exec_module(pkg)
+        return pkg
 
 
 def resolve(patterns: Iterable[str]) -> set[str]:

@@ -23,6 +23,7 @@ class Settings:
     min_bank_conflict_degree: int = 2
     severities: dict = field(default_factory=dict)  # code -> severity
     verbose: bool = False
+    pch: bool = True  # parse with a precompiled prelude of the CUDA and C++ headers
 
     def __hash__(self):
         return hash(repr(self))

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import clang.cindex as ci
 
-from cudalint.frontend import clang as cx
-from cudalint.frontend.flags import file_args, resolve_mode
+from cudalint.frontend import clang as cx, prelude
+from cudalint.frontend.flags import base_args, file_args, resolve_mode
 from cudalint.model import Diagnostic
 from cudalint.settings import Settings
 
@@ -62,22 +62,33 @@ def parse(path: str, settings: Settings) -> Parsed:
     args = file_args(settings, path, mode, root)
     opts = cx.KEEP_GOING | ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
     unsaved = [(path, text)] if problem else None
-    try:
-        tu = _index().parse(path, args=args, unsaved_files=unsaved, options=opts)
-    except ci.TranslationUnitLoadError:
-        tu = None
-    if tu is None:  # an arch or flag clang rejects: retry with the plain base flags once
-        from cudalint.frontend.flags import base_args
+    attempts = [args] + ([base_args(mode, root)] if base_args(mode, root) != args else [])
+    if settings.pch and prelude.usable_for(text):
+        attempts.insert(0, args + prelude.pch_args(args))
+    tu = None
+    for attempt in attempts:
         try:
-            tu = _index().parse(path, args=base_args(mode, root), unsaved_files=unsaved, options=opts)
-            diags.append(Diagnostic(path, 0, 0, "warning", "libclang rejected the configured flags; "
-                                    "parsed with cudalint's defaults instead"))
+            tu = _index().parse(path, args=attempt, unsaved_files=unsaved, options=opts)
         except ci.TranslationUnitLoadError:
-            diags.append(Diagnostic(path, 0, 0, "error", "libclang could not parse this file at all "
-                                    f"(flags: {' '.join(args)})"))
-            return Parsed(path, text, None, mode, diags)
+            continue
+        if "-include-pch" in attempt and _pch_rejected(tu):
+            tu = None
+            continue
+        break
+    if tu is None:
+        diags.append(Diagnostic(path, 0, 0, "error", "libclang could not parse this file at all "
+                                f"(flags: {' '.join(args)})"))
+        return Parsed(path, text, None, mode, diags)
+    if len(attempts) > 1 and attempt is attempts[-1]:  # an arch or flag clang rejects
+        diags.append(Diagnostic(path, 0, 0, "warning", "libclang rejected the configured flags; "
+                                "parsed with cudalint's defaults instead"))
     diags += _diagnostics(tu, path)
     return Parsed(path, text, tu, mode, diags)
+
+
+def _pch_rejected(tu) -> bool:
+    return any(d.severity >= ci.Diagnostic.Fatal and ("precompiled" in d.spelling or "PCH" in d.spelling)
+               for d in tu.diagnostics)
 
 
 def _diagnostics(tu, path) -> list[Diagnostic]:
