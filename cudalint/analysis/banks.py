@@ -33,8 +33,7 @@ The degree policy (a warning must not be a false alarm):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from itertools import product
+from dataclasses import dataclass
 
 import z3
 
@@ -104,60 +103,69 @@ def _wrap(v: int) -> int:
 
 def evaluate(e, env: dict) -> int:
     """The value of a model expression under `env` (Sym name -> int), with C's 64-bit semantics."""
-    if isinstance(e, Const):
-        return e.value
-    if isinstance(e, Sym):
-        if e.name in env:
-            return env[e.name]
-        raise Unbound(e.name)
-    op, args = e.op, e.args
-    if op == "ite":
-        return evaluate(args[1], env) if evaluate(args[0], env) else evaluate(args[2], env)
-    if op == "&&":
-        return int(bool(evaluate(args[0], env)) and bool(evaluate(args[1], env)))
-    if op == "||":
-        return int(bool(evaluate(args[0], env)) or bool(evaluate(args[1], env)))
-    if len(args) == 1:
-        a = evaluate(args[0], env)
-        if op == "!":
-            return int(not a)
-        if op == "~":
-            return _wrap(~a)
-        if op == "-":
-            return _wrap(-a)
-        if op == "+":
-            return a
-        raise Unbound(f"operator {op}")
-    a, b = evaluate(args[0], env), evaluate(args[1], env)
-    if op == "+":
-        return _wrap(a + b)
-    if op == "-":
-        return _wrap(a - b)
-    if op == "*":
-        return _wrap(a * b)
-    if op in ("/", "%"):
-        if b == 0:
-            raise Unbound("division by zero")
-        q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
-        return _wrap(q) if op == "/" else _wrap(a - q * b)
-    if op == "<<":
-        return _wrap(a << (b & 63))
-    if op == ">>":
-        return a >> (b & 63)
-    if op == "&":
-        return _wrap(a & b)
-    if op == "|":
-        return _wrap(a | b)
-    if op == "^":
-        return _wrap(a ^ b)
-    if op == "min":
-        return min(a, b)
-    if op == "max":
-        return max(a, b)
-    cmp = {"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b, "==": a == b, "!=": a != b}
-    if op in cmp:
-        return int(cmp[op])
+    try:
+        return _compiled(e)(env)
+    except KeyError as missing:
+        raise Unbound(missing.args[0]) from None
+    except ZeroDivisionError:
+        raise Unbound("division by zero") from None
+
+
+_BINARY = {"+": "_w({a} + {b})", "-": "_w({a} - {b})", "*": "_w({a} * {b})", "/": "_div({a}, {b})",
+           "%": "_rem({a}, {b})", "<<": "_w({a} << ({b} & 63))", ">>": "({a} >> ({b} & 63))",
+           "&": "_w({a} & {b})", "|": "_w({a} | {b})", "^": "_w({a} ^ {b})", "min": "min({a}, {b})",
+           "max": "max({a}, {b})", "<": "int({a} < {b})", ">": "int({a} > {b})", "<=": "int({a} <= {b})",
+           ">=": "int({a} >= {b})", "==": "int({a} == {b})", "!=": "int({a} != {b})",
+           "&&": "int(bool({a}) and bool({b}))", "||": "int(bool({a}) or bool({b}))"}
+_UNARY = {"!": "int(not {a})", "~": "_w(~{a})", "-": "_w(-{a})", "+": "{a}"}
+
+
+def _div(a, b):
+    q = abs(a) // abs(b)
+    return _wrap(q if (a >= 0) == (b >= 0) else -q)
+
+
+def _rem(a, b):
+    return _wrap(a - _div(a, b) * b)
+
+
+_COMPILED: dict[int, tuple] = {}  # id(expr) -> (expr, function): hashing deep trees costs more
+
+
+def _compiled(e):
+    """A Python function env -> value for expression `e` (evaluated many times per access)."""
+    hit = _COMPILED.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
+    if len(_COMPILED) > 4096:
+        _COMPILED.clear()
+    fn = _compile(e)
+    _COMPILED[id(e)] = (e, fn)
+    return fn
+
+
+def _compile(e):
+    return eval(f"lambda env: {_source(e)}",  # noqa: S307 - source built from the model only
+                {"_w": _wrap, "_div": _div, "_rem": _rem, "_unknown": _unknown})
+
+
+def _unknown(op):
     raise Unbound(f"operator {op}")
+
+
+def _source(e) -> str:
+    if isinstance(e, Const):
+        return f"({e.value})"
+    if isinstance(e, Sym):
+        return f"env[{e.name!r}]"
+    args = [_source(a) for a in e.args]
+    if e.op == "ite":
+        return f"({args[1]} if {args[0]} else {args[2]})"
+    if len(args) == 1 and e.op in _UNARY:
+        return "(" + _UNARY[e.op].format(a=args[0]) + ")"
+    if len(args) == 2 and e.op in _BINARY:
+        return "(" + _BINARY[e.op].format(a=args[0], b=args[1]) + ")"
+    return f"_unknown({e.op!r})"
 
 
 # ---------------------------------------------------------------------------- one access
