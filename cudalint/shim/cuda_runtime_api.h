@@ -150,6 +150,9 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr 
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep);
 struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
                                                    enum cudaChannelFormatKind f);
+#ifdef __cplusplus
+extern "C++" template <class T> struct cudaChannelFormatDesc cudaCreateChannelDesc(void);
+#endif
 
 /* graphs */
 cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags);
