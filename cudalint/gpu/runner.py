@@ -249,6 +249,12 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
         }
         if "runs" in ovr:
             job.plan["runs_override"] = int(pl.c_eval(ovr["runs"]))
+    for job in jobs.values():
+        # Device debug code keeps each access on its own source line (at -O3 a wide load is
+        # scheduled into the next line's code and the tools name that line); bank-conflict
+        # counts must come from the optimised code the user ships.
+        if job.plan and "bank-conflict" not in {findings[i].category for i in job.findings}:
+            job.plan["options"] = job.plan["options"] + ["-G"]
     return list(jobs.values())
 
 
