@@ -104,12 +104,34 @@ def tokens(cur: ci.Cursor) -> list[str]:
     return [t.spelling for t in tu.get_tokens(extent=rng)]
 
 
-def token_objects(cur: ci.Cursor):
-    ext, file = cur.extent, cur.extent.start.file
-    if file is None:
-        return []
-    tu = cur.translation_unit
-    rng = ci.SourceRange.from_locations(
-        ci.SourceLocation.from_offset(tu, file, ext.start.offset),
-        ci.SourceLocation.from_offset(tu, file, ext.end.offset))
-    return list(tu.get_tokens(extent=rng))
+def for_parts(c: ci.Cursor):
+    """(init, cond, inc, body) cursors of a FOR_STMT, None where absent: libclang omits empty
+    parts, so children are placed by the offsets of the two `;` inside the parentheses."""
+    kids = list(c.get_children())
+    body = kids[-1] if kids else None
+    semis, close, depth = [], None, 0
+    for tk in c.translation_unit.get_tokens(extent=c.extent):
+        s = tk.spelling
+        if s == "(":
+            depth += 1
+        elif s == ")":
+            depth -= 1
+            if depth == 0:
+                close = tk.extent.start.offset
+                break
+        elif s == ";" and depth == 1:
+            semis.append(tk.extent.start.offset)
+    if len(semis) != 2 or close is None:
+        return None, None, None, body
+    init = cond = inc = None
+    for ch in kids[:-1]:
+        start = ch.extent.start.offset
+        if start > close:
+            continue
+        if start < semis[0]:
+            init = ch
+        elif start < semis[1]:
+            cond = ch
+        else:
+            inc = ch
+    return init, cond, inc, body

@@ -13,7 +13,8 @@ import itertools
 import re
 from dataclasses import dataclass, replace
 
-from cudalint.frontend.clang import CursorKind as K, TypeKind as T, const_int, file_position, operator, tokens
+from cudalint.frontend.clang import (CursorKind as K, TypeKind as T, const_int, file_position, for_parts,
+                                     operator, tokens)
 from cudalint.model import (BLOCK, THREAD, UNIFORM, Access, Array, Barrier, Const, Kernel, Loc, Loop, Op,
                             Sym)
 
@@ -413,36 +414,7 @@ class KernelBuilder:
             return None, kids[0] if len(kids) > 1 else None, None, kids[-1] if kids else None
         if c.kind == K.DO_STMT:
             return None, kids[1] if len(kids) > 1 else None, None, kids[0] if kids else None
-        # FOR_STMT: libclang omits empty parts, so place children by the `;` inside the parens.
-        toks = list(c.translation_unit.get_tokens(extent=c.extent))
-        semis, depth = [], 0
-        for tk in toks:
-            s = tk.spelling
-            if s == "(":
-                depth += 1
-            elif s == ")":
-                depth -= 1
-                if depth == 0:
-                    close = tk.extent.start.offset
-                    break
-            elif s == ";" and depth == 1:
-                semis.append(tk.extent.start.offset)
-        else:
-            close = None
-        if len(semis) < 2 or close is None:
-            return None, None, None, kids[-1] if kids else None
-        init = cond = inc = body = None
-        for ch in kids:
-            start = ch.extent.start.offset
-            if start > close:
-                body = ch
-            elif start < semis[0]:
-                init = ch
-            elif start < semis[1]:
-                cond = ch
-            else:
-                inc = ch
-        return init, cond, inc, body
+        return for_parts(c)
 
     # ------------------------------------------------------------------ expressions
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from cudalint.frontend.clang import CursorKind as K, const_int, file_position, operator, tokens
+from cudalint.frontend.clang import CursorKind as K, const_int, file_position, for_parts, operator, tokens
 from cudalint.model import HostFunction, Loc
 
 # ---------------------------------------------------------------------------- the tree
@@ -334,23 +334,12 @@ class _Builder:
         return []
 
     def for_stmt(self, c) -> list:
+        first, cond, inc, body = for_parts(c)
         kids = list(c.get_children())
-        body = kids[-1]
-        heads = kids[:-1]
-        init, cond, step = [], None, []
-        semis = _for_semicolons(c)
-        if semis is not None:
-            s1, s2 = semis
-            for h in heads:
-                off = h.extent.start.offset
-                if off < s1:
-                    init.append(h)
-                elif off < s2:
-                    cond = h
-                else:
-                    step.append(h)
+        if first is None and cond is None and inc is None and len(kids) > 1:
+            init, step = kids[:-1], []  # the `;` could not be placed: treat the heads as init
         else:
-            init = heads
+            init, step = [x for x in (first,) if x is not None], [x for x in (inc,) if x is not None]
         pre = []
         for i in init:
             pre += self.stmt(i)
@@ -621,22 +610,3 @@ def _always_true(c) -> bool:
     return _const_cond(c) is True
 
 
-def _for_semicolons(c):
-    """Offsets of the two `;` in a for header, to tell init/cond/step apart (libclang omits the
-    missing ones)."""
-    try:
-        toks = list(c.translation_unit.get_tokens(extent=c.extent))
-    except Exception:
-        return None
-    depth, semis = 0, []
-    for t in toks:
-        s = t.spelling
-        if s == "(":
-            depth += 1
-        elif s == ")":
-            depth -= 1
-            if depth == 0:
-                break
-        elif s == ";" and depth == 1:
-            semis.append(t.extent.start.offset)
-    return tuple(semis) if len(semis) == 2 else None
