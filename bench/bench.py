@@ -25,7 +25,7 @@ from cudalint.frontend.parse import parse  # noqa: E402
 from cudalint.settings import Settings  # noqa: E402
 
 
-def bench(files, settings):
+def bench(files, settings, progress=False):
     bare, full, kernels, timeouts, errors, messages = [], [], 0, 0, 0, Counter()
     slow = []
     for f in files:
@@ -38,6 +38,9 @@ def bench(files, settings):
         dt = time.perf_counter() - t
         full.append(dt)
         slow.append((dt, f, r.kernels))
+        if progress:
+            print(f"  {len(full)}/{len(files)} {Path(f).name}: parse {bare[-1]:.2f}s, all {dt:.2f}s, "
+                  f"{r.kernels} kernels, {len(r.findings)} findings", file=sys.stderr, flush=True)
         kernels += r.kernels
         timeouts += sum("timeout" in n for n in r.notes)
         errs = [d for d in r.diagnostics if d.severity == "error"]
@@ -59,13 +62,14 @@ def main(argv=None) -> int:
     ap.add_argument("-I", dest="include", action="append", default=[])
     ap.add_argument("-D", dest="define", action="append", default=[])
     ap.add_argument("--limit", type=int, default=0, help="only the first N files")
+    ap.add_argument("--progress", action="store_true", help="a line per file on stderr")
     args = ap.parse_args(argv)
     files, problems = discover(args.paths, (".cu", ".cuh"))
     files = files[:args.limit] if args.limit else files
     for mode in (("shim", "toolkit") if args.mode == "both" else (args.mode,)):
         settings = Settings(cuda_mode=mode, include_dirs=tuple(args.include), defines=tuple(args.define),
                             verbose=True)
-        bare, full, kernels, timeouts, errors, messages, slow = bench(files, settings)
+        bare, full, kernels, timeouts, errors, messages, slow = bench(files, settings, args.progress)
         n, tb, tf = len(files), sum(bare), sum(full)
         print(f"== {mode} mode: {n} files, {kernels} kernels analysed")
         print(f"bare libclang parse : {tb:8.2f} s  {n / tb:7.2f} files/s  median {statistics.median(bare) * 1000:7.1f} ms")

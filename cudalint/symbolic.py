@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 import z3
@@ -104,32 +105,37 @@ def value(model, term) -> int | None:
         return None
 
 
-def minimize(solver: z3.Solver, terms, model, timeout_ms: int):
+def minimize(solver: z3.Solver, terms, model, timeout_ms: int, budget_ms: int = 1500):
     """A model in which each of `terms` (non-negative quantities such as thread ids), in order,
     is as small as a binary search finds, earlier ones held: witnesses are then the first
-    threads, and the same from run to run."""
+    threads, and the same from run to run. Each step gets a short timeout and all of them a
+    budget: on hard queries the witness is merely less tidy."""
+    deadline = time.monotonic() + budget_ms / 1000
+    step_ms = max(50, min(timeout_ms, 250))
     solver.push()
     try:
         for term in terms:
-            model = _minimize_one(solver, term, model, timeout_ms)
+            model = _minimize_one(solver, term, model, step_ms, deadline)
             solver.add(term == value(model, term))
     finally:
         solver.pop()
     return model
 
 
-def _minimize_one(solver, term, model, timeout_ms, steps: int = 34):
+def _minimize_one(solver, term, model, timeout_ms, deadline, steps: int = 34):
     lo, hi = 0, model.eval(term, model_completion=True).as_long()  # unsigned, as ULE compares
     best = model
-    while lo < hi and steps > 0:
+    while lo < hi and steps > 0 and time.monotonic() < deadline:
         steps -= 1
         mid = (lo + hi) // 2
         solver.push()
         solver.add(z3.ULE(term, bv(mid)))
-        _, m = check(solver, timeout_ms)
+        status, m = check(solver, timeout_ms)
         solver.pop()
         if m is not None:
             best, hi = m, min(mid, m.eval(term, model_completion=True).as_long())
-        else:
+        elif status == "unsat":
             lo = mid + 1
+        else:
+            break  # too hard to narrow further in time
     return best

@@ -64,6 +64,9 @@ _GENERIC = ((1031, 1033, 1039, 1049, 1051, 1061, 1063, 1069, 1087, 1091),
             (4099, 4111, 4127, 4129, 4133, 4139, 4153, 4157, 4159, 4177))
 
 
+HUGE = 2**24 + 43  # one argument much larger than the others: sizes that dwarf the rest
+
+
 def generic_value(name: str, round_: int) -> int:
     import zlib
     values = _GENERIC[round_ % len(_GENERIC)]
@@ -79,8 +82,8 @@ class Thread:
     """
 
     def __init__(self, k: int, geom: Geometry, split: int, overrides: dict | None = None,
-                 generic: int | None = None):
-        self.k, self.geom, self.split, self.generic = k, geom, split, generic
+                 generic: int | None = None, huge: str | None = None):
+        self.k, self.geom, self.split, self.generic, self.huge = k, geom, split, generic, huge
         self.overrides = overrides or {}
         self.cache: dict = {}
         self.side: list = []  # no-overflow conditions and data ranges of the terms built so far:
@@ -95,7 +98,7 @@ class Thread:
                 return bv(dims[AXES.index(s.name[-1])])
             return z3.BitVec(s.name, BITS)
         if self.generic is not None and s.scope == UNIFORM and s.origin in ("param", "value"):
-            return bv(generic_value(s.name, self.generic))
+            return bv(HUGE if s.name == self.huge else generic_value(s.name, self.generic))
         name = f"{s.name}#{self.k}" if s.scope >= self.split else s.name
         if name not in self.cache:
             self.cache[name] = z3.BitVec(name, BITS)

@@ -117,12 +117,15 @@ def _check_pair(kernel, i, j, geom, block_iv, warp_iv, timeout, ctx):
 
 def _solve(kernel, p: Pairing, geom, mode, timeout, ctx):
     """A race for this pairing, if two threads collide whatever the kernel's arguments are:
-    arguments take two rounds of generic values (an unknown stride of 0 is not a race in the
-    code, and concrete arguments keep the queries linear and fast)."""
+    arguments take two rounds of generic values, then each argument in turn is made much larger
+    than the others (an unknown stride of 0 is not a race in the code, nor is an overlap that
+    relies on `n23 < n12 * n13`; concrete arguments keep the queries linear and fast)."""
     first, second = kernel.events[p.first], kernel.events[p.second]
+    args = sorted({s.name for acc in (first, second) for e in (acc.offset, *acc.guard) for s in syms(e)
+                   if s.scope == 0 and s.origin in ("param", "value")})
     found = None
-    for round_ in (0, 1):
-        s, t1, t2, o1, o2 = _query(kernel, p, geom, mode, round_)
+    for round_, huge in [(0, None), (1, None)] + [(0, a) for a in args]:
+        s, t1, t2, o1, o2 = _query(kernel, p, geom, mode, round_, huge)
         status, m = check(s, timeout)
         if status == "unknown":
             ctx.skipped.append((f"race check {kernel.name} lines {first.loc.line}/{second.loc.line}", "solver timeout"))
@@ -135,11 +138,11 @@ def _solve(kernel, p: Pairing, geom, mode, timeout, ctx):
     return Race(kind, first, second, *found, geom, p.wrap_loop, kernel.name)
 
 
-def _query(kernel, p: Pairing, geom, mode, round_):
+def _query(kernel, p: Pairing, geom, mode, round_, huge=None):
     first, second = kernel.events[p.first], kernel.events[p.second]
     split = BLOCK if mode == "grid" else THREAD
     rel = dict(p.iterations)
-    t1, t2 = (Thread(k, geom, split, _own_loop_vars(kernel, rel, k), generic=round_) for k in (1, 2))
+    t1, t2 = (Thread(k, geom, split, _own_loop_vars(kernel, rel, k), generic=round_, huge=huge) for k in (1, 2))
     facts = t1.constraints() + t2.constraints()
     for th, acc, which in ((t1, first, "first"), (t2, second, "second")):
         facts += [as_bool(th.term(g)) for g in acc.guard]
