@@ -55,7 +55,33 @@ def geometries(model: FileModel, kernel: Kernel, overrides: dict | None = None) 
     source = f"__launch_bounds__({kernel.launch_bounds})" if kernel.launch_bounds else "no constant launch found"
     if symbolic or not found:
         found.append(Geometry(None, None, source, limit))
-    return found
+    return [_pin_unused_axes(kernel, g) for g in found]
+
+
+def _pin_unused_axes(kernel: Kernel, g: Geometry) -> Geometry:
+    """A kernel that never reads threadIdx.y is meant for blocks one thread high (likewise z, and
+    blockIdx for the grid): where the launch does not say, assume so rather than invent threads
+    that duplicate each other's work."""
+    used = _builtins_used(kernel)
+    block = tuple(v if v is not None or f"threadIdx.{a}" in used or a == "x" else 1
+                  for a, v in zip(AXES, g.block or (None, None, None)))
+    grid = tuple(v if v is not None or f"blockIdx.{a}" in used or a == "x" else 1
+                 for a, v in zip(AXES, g.grid or (None, None, None)))
+    return Geometry(block if any(v is not None for v in block) else None,
+                    grid if any(v is not None for v in grid) else None, g.source, g.max_threads)
+
+
+def _builtins_used(kernel: Kernel) -> set:
+    from cudalint.model import Access, syms
+    names = set()
+    for e in kernel.events:
+        for x in ((e.offset,) if isinstance(e, Access) else ()) + tuple(e.guard):
+            names |= {s.name for s in syms(x) if s.origin == "builtin"}
+    for loop in kernel.loops.values():
+        for x in (loop.init, loop.step, loop.cond):
+            if x is not None:
+                names |= {s.name for s in syms(x) if s.origin == "builtin"}
+    return names
 
 
 # Values for kernel arguments when a question must hold "whatever the arguments are": two rounds

@@ -100,6 +100,8 @@ def _check_pair(kernel, i, j, geom, block_iv, warp_iv, timeout, ctx):
             r = _solve(kernel, p, geom, "block", timeout, ctx)
             if r:
                 return r
+        if i == j and a.kind == "write":
+            return None  # lanes of one warp storing in one instruction: the warp-result idiom
         for p in warp_iv.pairings(i, j):
             r = _solve(kernel, p, geom, "warp", timeout, ctx)
             if r:
