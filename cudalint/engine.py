@@ -68,7 +68,7 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
             if settings.verbose:
                 ctx.skipped.append((rule.code, traceback.format_exc()))
     findings = sorted(set(findings), key=Finding.sort_key)
-    notes = [f"{what}: {why}" for what, why in ctx.skipped]
+    notes = list(model.notes) + [f"{what}: {why}" for what, why in ctx.skipped]
     return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels), includes)
 
 

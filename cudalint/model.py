@@ -203,3 +203,4 @@ class FileModel:
     host_functions: tuple[HostFunction, ...]
     diagnostics: tuple[Diagnostic, ...]
     mode: str  # shim | toolkit
+    notes: tuple[str, ...] = ()  # what was left out of the model and why (shown with --verbose)

@@ -104,6 +104,11 @@ def has_attr(c, kind) -> bool:
     return any(ch.kind == kind for ch in c.get_children())
 
 
+def _parameters(fn) -> list:
+    """A function's PARM_DECLs; for a template pattern libclang's get_arguments() gives none."""
+    return list(fn.get_arguments()) or [c for c in fn.get_children() if c.kind == K.PARM_DECL]
+
+
 def _memory_scalar(ref) -> bool:
     """A non-array `__shared__`/`__device__`/`__constant__` variable: memory, not a register."""
     if ref.kind != K.VAR_DECL or ref.type.get_canonical().kind in (T.CONSTANTARRAY, T.INCOMPLETEARRAY):
@@ -155,9 +160,9 @@ class KernelBuilder:
               is_pattern=False) -> Kernel:
         env: dict = {}
         params = []
-        for p in self.fn.get_arguments():
+        for p in _parameters(self.fn):
             params.append(p.spelling)
-            env[p.hash] = self._param_value(p)
+            env[p.hash] = env[("param", p.spelling)] = self._param_value(p)
         body = self._body(self.fn)
         if body is not None:
             try:
@@ -499,6 +504,9 @@ class KernelBuilder:
         if ref.hash in env:
             val = env[ref.hash]
             return self.load(val, c) if _memory_scalar(ref) and isinstance(val, Ptr) else val
+        if ref.kind == K.PARM_DECL and ("param", name) in env:
+            # in a template instantiation the body may refer to the pattern's parameter cursor
+            return env[("param", name)]
         rk = ref.kind
         if rk == K.ENUM_CONSTANT_DECL:
             return Const(ref.enum_value)
@@ -801,13 +809,14 @@ class KernelBuilder:
         if self.depth >= _MAX_INLINE_DEPTH or any(fn.hash == h for h in getattr(self, "_stack", ())):
             return self.fresh(fn.spelling, THREAD, c)
         callee_env: dict = {}
-        params = list(fn.get_arguments())
+        params = _parameters(fn)
         for p, a in zip(params, args):
             if p.type.get_canonical().kind == T.LVALUEREFERENCE:
                 lv = self.lvalue(a, env)
-                callee_env[p.hash] = lv if isinstance(lv, Ptr) else self.expr(a, env)
+                val = lv if isinstance(lv, Ptr) else self.expr(a, env)
             else:
-                callee_env[p.hash] = self.expr(a, env)
+                val = self.expr(a, env)
+            callee_env[p.hash] = callee_env[("param", p.spelling)] = val
         saved = (self.returns, self.via, list(self.guard))
         self.tparams.append(template_values(fn))
         self._stack = getattr(self, "_stack", ()) + (fn.hash,)

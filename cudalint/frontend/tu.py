@@ -80,7 +80,7 @@ def build_model(parsed: Parsed) -> FileModel:
                 tmpl = inst.specialized_template
                 if tmpl is not None and not tmpl.is_null():
                     instantiations.setdefault(tmpl.get_usr(), {})[inst.get_usr()] = inst
-    models = []
+    models, notes = [], []
     for fn in kernels:
         comment = _block_dim_comment(src, fn)
         bounds = _launch_bounds(src, fn)
@@ -92,14 +92,13 @@ def build_model(parsed: Parsed) -> FileModel:
                 builder = KernelBuilder(inst, src.path, src.lines, src.text)
                 builder.fn_decl_loc = src.loc(fn)
                 models.append(builder.build(name, targs, bounds, comment))
-            if not insts:
-                models.append(KernelBuilder(fn, src.path, src.lines, src.text).build(
-                    fn.spelling, (), bounds, comment, is_pattern=True))
+            if not insts:  # types and template values unknown: findings would be guesses
+                notes.append(f"template kernel `{fn.spelling}`: no instantiation in this file, not analysed")
         else:
             models.append(KernelBuilder(fn, src.path, src.lines, src.text).build(fn.spelling, (), bounds, comment))
     hosts = tuple(build_host_function(fn, src.loc, src.text) for fn in host_fns)
     return FileModel(parsed.path, tuple(src.lines), tuple(models), tuple(f.spelling for f in device_fns),
-                     tuple(launches), hosts, tuple(parsed.diagnostics), parsed.mode)
+                     tuple(launches), hosts, tuple(parsed.diagnostics), parsed.mode, tuple(notes))
 
 
 def _functions(cursor, src):
