@@ -51,7 +51,7 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
     includes = ()
     try:
         parsed = parse(path, settings)
-        includes = _includes(parsed.tu)
+        includes = parsed.headers
         model = build_model(parsed)
     except Exception as exc:  # never let one file stop the run
         return FileResult(path, [], [Diagnostic(path, 0, 0, "error", f"internal error while parsing: {exc!r}")],
@@ -70,16 +70,6 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
     findings = sorted(set(findings), key=Finding.sort_key)
     notes = list(model.notes) + [f"{what}: {why}" for what, why in ctx.skipped]
     return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels), includes)
-
-
-def _includes(tu) -> tuple[str, ...]:
-    """Every header the translation unit included (for the cache key), sorted, unique."""
-    if tu is None:
-        return ()
-    try:
-        return tuple(sorted({os.path.realpath(inc.include.name) for inc in tu.get_includes()}))
-    except Exception:
-        return ()
 
 
 def analyze_all(paths: list[str], settings: Settings, jobs: int = 0, cache=None,

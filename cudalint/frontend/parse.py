@@ -24,6 +24,7 @@ class Parsed:
     tu: ci.TranslationUnit | None
     mode: str
     diagnostics: list[Diagnostic]
+    headers: tuple = ()  # every header the parse read, those inside the prelude PCH included
 
 
 def read_source(path: str) -> tuple[str | None, Diagnostic | None]:
@@ -83,7 +84,10 @@ def parse(path: str, settings: Settings) -> Parsed:
         diags.append(Diagnostic(path, 0, 0, "warning", "libclang rejected the configured flags; "
                                 "parsed with cudalint's defaults instead"))
     diags += _diagnostics(tu, path)
-    return Parsed(path, text, tu, mode, diags)
+    headers = {inc.include.name for inc in tu.get_includes()}
+    if "-include-pch" in attempt:  # the PCH's headers are not listed by get_includes()
+        headers |= set(prelude.headers_of(attempt[attempt.index("-include-pch") + 1]))
+    return Parsed(path, text, tu, mode, diags, tuple(sorted(os.path.realpath(h) for h in headers)))
 
 
 def _pch_rejected(tu) -> bool:

@@ -89,6 +89,14 @@ def _build(args, pch: Path, sidecar: Path) -> str | None:
     return str(pch)
 
 
+def headers_of(pch: str) -> list[str]:
+    """The headers a prelude PCH was built from (its sidecar), for cache dependency checks."""
+    try:
+        return [row[0] for row in json.loads(Path(pch).with_suffix(".json").read_text())]
+    except (OSError, ValueError, TypeError, IndexError):
+        return []
+
+
 def _stat(path):
     st = os.stat(path)
     return st.st_mtime_ns, st.st_size
