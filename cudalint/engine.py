@@ -67,9 +67,21 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
             diags.append(Diagnostic(path, 0, 0, "error", f"internal error in rule {rule.code}: {exc!r}"))
             if settings.verbose:
                 ctx.skipped.append((rule.code, traceback.format_exc()))
-    findings = sorted(set(findings), key=Finding.sort_key)
+    findings = _first_per_place(sorted(set(findings), key=Finding.sort_key))
     notes = list(model.notes) + [f"{what}: {why}" for what, why in ctx.skipped]
     return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels), includes)
+
+
+def _first_per_place(findings: list[Finding]) -> list[Finding]:
+    """One finding per rule and position: template instantiations of one kernel (or several
+    launch geometries) would otherwise repeat the same bug."""
+    seen, out = set(), []
+    for f in findings:
+        key = (f.rule, f.path, f.line, f.column)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
 
 
 def analyze_all(paths: list[str], settings: Settings, jobs: int = 0, cache=None,

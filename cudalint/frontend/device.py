@@ -24,6 +24,9 @@ _BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", 
 _ATOMIC = re.compile(r"^atomic[A-Z]\w*$")
 _WARP_VALUE = re.compile(r"^__(shfl|ballot|any|all|reduce|match|activemask)")
 _MAX_INLINE_DEPTH = 8
+_CUB_COLLECTIVES = {"BlockScan", "BlockReduce", "BlockRadixSort", "BlockExchange", "BlockHistogram",
+                    "BlockLoad", "BlockStore", "BlockAdjacentDifference", "BlockDiscontinuity",
+                    "BlockShuffle", "BlockMergeSort", "BlockRunLengthDecode"}
 _CASTS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR,
           K.CXX_CONST_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR}
 _PASS = {K.UNEXPOSED_EXPR, K.PAREN_EXPR}
@@ -773,6 +776,12 @@ class KernelBuilder:
         if name.startswith("operator"):
             return self.operator_call(c, env, name, kids)
         ref = c.referenced
+        if ref is not None and ref.kind == K.CXX_METHOD and ref.semantic_parent is not None \
+                and ref.semantic_parent.spelling in _CUB_COLLECTIVES:
+            for a in args:
+                self.expr(a, env)
+            self._barrier("block", None, c)  # CUB's block collectives synchronise the block
+            return self.fresh(name, THREAD, c)
         if ref is not None and ref.kind in (K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE):
             target = ref.get_definition() or ref
             body = self._body(target) if target is not None else None
