@@ -27,12 +27,12 @@ class Misalignment:
     data: tuple[str, ...] = ()  # argument names the offset depends on
 
 
-def _thread(kernel, acc, geom, k, data_shared=True):
+def _thread(kernel, acc, geom, k):
     th = Thread(k, geom, THREAD)
     coord, _data, _mixed = split_guard(acc.guard, kernel)  # data/mixed conditions: assume satisfiable
     facts = th.constraints() + [as_bool(th.term(c)) for c in coord]
     for lid in acc.loops:
-        facts += loop_definition(kernel.loops[lid], th, "")
+        facts += loop_definition(kernel.loops[lid], th, z3.BitVec(f"iter{lid}#{k}", BITS))
     return th, facts
 
 

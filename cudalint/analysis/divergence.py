@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import z3
 
+from cudalint.analysis.threads import loop_definition
 from cudalint.analysis.geometry import Geometry, Thread, geometries
 from cudalint.model import THREAD, Barrier, Kernel
 from cudalint.symbolic import BITS, as_bool, bv, check, minimize, solver, value
@@ -40,10 +41,9 @@ def divergences(ctx, kernel: Kernel) -> list[Divergence]:
 def _threads(kernel, b, geom):
     t1, t2 = Thread(1, geom, THREAD), Thread(2, geom, THREAD)
     facts = t1.constraints() + t2.constraints()
-    from cudalint.analysis.races import _loop_facts  # one iteration of each loop for both threads
     for lid in b.loops:
         it = z3.BitVec(f"iter{lid}", BITS)
-        facts += _loop_facts(kernel.loops[lid], t1, it) + _loop_facts(kernel.loops[lid], t2, it)
+        facts += loop_definition(kernel.loops[lid], t1, it) + loop_definition(kernel.loops[lid], t2, it)  # same iteration
     g1 = z3.And(*[as_bool(t1.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
     g2 = z3.And(*[as_bool(t2.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
     return t1, t2, facts, g1, g2

@@ -154,7 +154,7 @@ def _query(kernel, p: Pairing, geom, mode, round_, huge=None):
             it = z3.BitVec(f"iter{lid}{tag}", BITS)
             if r == NEXT and which == "second":
                 it = it + 1
-            facts += _loop_facts(kernel.loops[lid], th, it)
+            facts += loop_definition(kernel.loops[lid], th, it)
     o1, o2 = t1.term(first.offset), t2.term(second.offset)
     facts += _overlap(o1, o2, first.width, second.width) + _in_bounds(o1, first) + _in_bounds(o2, second)
     l1, l2 = t1.linear_id(), t2.linear_id()
@@ -200,23 +200,6 @@ def _own_loop_vars(kernel, rel, k) -> dict:
         if var is not None and r != SAME:
             out[var] = z3.BitVec(f"{var.name}#{k}", BITS)
     return out
-
-
-def _loop_facts(loop, th, it):
-    if loop.var is None or loop.init is None:
-        return []
-    v, init = th.var(loop.var), th.term(loop.init)
-    step = th.term(loop.step) if loop.step is not None else bv(1)
-    bound = [it >= 0, it < 2**20]
-    if loop.step_op == "+":
-        return bound + [v == init + it * step]
-    if loop.step_op == "-":
-        return bound + [v == init - it * step]
-    if loop.step_op == ">>":
-        return bound + [it < 64, v == init >> (it * step)]
-    if loop.step_op == "<<":
-        return bound + [it < 64, v == init << (it * step)]
-    return loop_definition(loop, th, "")
 
 
 def _index(acc: Access, offset: int | None) -> str:

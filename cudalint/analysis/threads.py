@@ -3,10 +3,8 @@ depend on, and which symbols say *which thread* as opposed to *what data*."""
 
 from __future__ import annotations
 
-import z3
-
-from cudalint.model import Kernel, Loop, Sym, syms
-from cudalint.symbolic import BITS, as_bool, bv, conjuncts
+from cudalint.model import Const, Kernel, Loop, Sym, syms
+from cudalint.symbolic import bv, conjuncts
 
 
 def is_thread_coordinate(s: Sym, kernel: Kernel) -> bool:
@@ -23,28 +21,23 @@ def split_guard(guard, kernel: Kernel):
     return coord, data, mixed
 
 
-def loop_definition(loop: Loop, th, tag: str):
-    """The values a loop's induction variable takes: init (op) step, j times (j >= 0)."""
+def loop_definition(loop: Loop, th, it):
+    """The values a loop's induction variable takes in iteration `it` (a z3 term): init (op) step,
+    `it` times. Threads in the same iteration share `it`; others get their own."""
     if loop.var is None or loop.init is None:
         return []
     v, init = th.var(loop.var), th.term(loop.init)
     step = th.term(loop.step) if loop.step is not None else bv(1)
-    j = z3.BitVec(f"iter{loop.id}{tag}#{th.k}", BITS)
-    if loop.step_op == "+":
-        return [j >= 0, j < 2**24, v == init + j * step]
-    if loop.step_op == "-":
-        return [j >= 0, j < 2**24, v == init - j * step]
-    if loop.step_op == ">>":
-        return [j >= 0, j < 40, v == init >> (j * step)]
-    if loop.step_op == "<<":
-        return [j >= 0, j < 40, v == init << (j * step)]
-    if loop.step_op in ("*", "/") and loop.step is not None:
-        from cudalint.model import Const
-        if isinstance(loop.step, Const) and loop.step.value in (2, 4, 8, 16):
-            shift = loop.step.value.bit_length() - 1
-            return [j >= 0, j < 40, v == (init << (j * shift) if loop.step_op == "*" else init >> (j * shift))]
+    if loop.step_op in ("*", "/") and isinstance(loop.step, Const) and loop.step.value in (2, 4, 8, 16):
+        step, op = bv(loop.step.value.bit_length() - 1), "<<" if loop.step_op == "*" else ">>"
+    else:
+        op = loop.step_op
+    if op == "+":
+        return [it >= 0, it < 2**24, v == init + it * step]
+    if op == "-":
+        return [it >= 0, it < 2**24, v == init - it * step]
+    if op == ">>":
+        return [it >= 0, it < 40, v == init >> (it * step)]
+    if op == "<<":
+        return [it >= 0, it < 40, v == init << (it * step)]
     return []
-
-
-def loop_condition(loop: Loop, th):
-    return [as_bool(th.term(loop.cond))] if loop.cond is not None else []
