@@ -1,5 +1,11 @@
-"""Model expressions as z3 bit-vector terms: 32-bit, signed, as `int` index arithmetic is in C
-(no-overflow side conditions keep wrapped values out of witnesses)."""
+"""Model expressions as z3 terms: 32-bit signed values, as `int` index arithmetic is in C, with
+no-overflow side conditions that keep wrapped values out of witnesses.
+
+Two encodings of the same values. Bit-vectors express everything (xor, masks, shifts by unknown
+amounts) but make z3 bit-blast multiplications: proving `b1*n + c1 != b2*n + c2` for distinct
+blocks takes it seconds, or forever. Integers (with the 32-bit range as side conditions) settle
+such linear index questions in milliseconds; they cannot express bit operations on two unknowns,
+and say so with NeedsBitVectors so that the caller falls back to bit-vectors."""
 
 from __future__ import annotations
 
@@ -19,54 +25,134 @@ _ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a 
           "min": lambda a, b: z3.If(a < b, a, b), "max": lambda a, b: z3.If(a > b, a, b)}
 
 
+INT_MIN, INT_MAX = -(2**(BITS - 1)), 2**(BITS - 1) - 1
+
+
+class NeedsBitVectors(Exception):
+    """An operation the integer encoding cannot express (xor of two unknowns, a shift by one)."""
+
+
 def bv(n: int):
     return z3.BitVecVal(n, BITS)
 
 
+def num(n: int, ints: bool):
+    return z3.IntVal(n) if ints else bv(n)
+
+
+def variable(name: str, ints: bool):
+    return z3.Int(name) if ints else z3.BitVec(name, BITS)
+
+
 def as_bool(x):
-    return x if z3.is_bool(x) else x != bv(0)
+    return x if z3.is_bool(x) else x != 0
 
 
-def as_bv(x):
-    return z3.If(x, bv(1), bv(0)) if z3.is_bool(x) else x
+def as_bv(x, ints: bool = False):
+    return z3.If(x, num(1, ints), num(0, ints)) if z3.is_bool(x) else x
 
 
-def to_z3(e, var: Callable[[Sym], z3.ExprRef], side: list | None = None):
-    """The z3 term of expression `e`; `var` maps each Sym to the z3 variable of one thread.
-    With `side`, no-overflow conditions of its arithmetic are appended there: index arithmetic
-    that wraps around is a bug of its own, and wrapped witnesses would be false alarms."""
+def div(a, n: int):
+    """a / n for a >= 0 and a constant n > 0, in either encoding."""
+    return a / n if z3.is_int(a) else z3.UDiv(a, bv(n))
+
+
+def rem(a, n: int):
+    """a % n for a >= 0 and a constant n > 0, in either encoding."""
+    return a % n if z3.is_int(a) else z3.URem(a, bv(n))
+
+
+def to_z3(e, var: Callable[[Sym], z3.ExprRef], side: list | None = None, ints: bool = False):
+    """The z3 term of expression `e`; `var` maps each Sym to the z3 variable of one thread (of
+    the sort `ints` chooses). With `side`, no-overflow conditions of its arithmetic are appended
+    there: index arithmetic that wraps around is a bug of its own, and wrapped witnesses would
+    be false alarms."""
     if isinstance(e, Const):
-        return bv(e.value)
+        return num(e.value, ints)
     if isinstance(e, Sym):
         return var(e)
     op, args = e.op, e.args
     if op == "ite":
-        c, a, b = (to_z3(x, var, side) for x in args)
-        a, b = (a, b) if z3.is_bool(a) == z3.is_bool(b) else (as_bv(a), as_bv(b))
+        c, a, b = (to_z3(x, var, side, ints) for x in args)
+        a, b = (a, b) if z3.is_bool(a) == z3.is_bool(b) else (as_bv(a, ints), as_bv(b, ints))
         return z3.If(as_bool(c), a, b)
     if op == "!":
-        return z3.Not(as_bool(to_z3(args[0], var, side)))
+        return z3.Not(as_bool(to_z3(args[0], var, side, ints)))
     if op == "~":
-        return ~as_bv(to_z3(args[0], var, side))
-    a, b = (to_z3(x, var, side) for x in args)
+        a = as_bv(to_z3(args[0], var, side, ints), ints)
+        return -a - 1 if ints else ~a
+    a, b = (to_z3(x, var, side, ints) for x in args)
     if op == "&&":
         return z3.And(as_bool(a), as_bool(b))
     if op == "||":
         return z3.Or(as_bool(a), as_bool(b))
-    a, b = as_bv(a), as_bv(b)
+    a, b = as_bv(a, ints), as_bv(b, ints)
     if op in _CMP:
         return _CMP[op](a, b)
+    if ints:
+        r = _int_op(op, a, b)
+        if side is not None and op in ("+", "-", "*", "<<"):
+            side += [r >= INT_MIN, r <= INT_MAX]
+        return r
     if side is not None and op in _NO_OVERFLOW:
         side.extend(_NO_OVERFLOW[op](a, b))
     return _ARITH[op](a, b)
 
 
+def _int_op(op: str, a, b):
+    """C's `a op b` on integers; bit operations only where a constant makes them arithmetic."""
+    if op in ("+", "-", "*", "min", "max"):
+        return _ARITH[op](a, b)
+    if op in ("/", "%"):
+        quotient = z3.If(a >= 0, z3.If(b > 0, a / b, -(a / -b)), z3.If(b > 0, -(-a / b), -a / -b))
+        return quotient if op == "/" else a - b * quotient  # C truncates toward zero
+    if op in ("<<", ">>") or _constant(b) is not None:
+        c, other = _constant(b), a
+    else:  # & | ^ commute
+        c, other = _constant(a), b
+    if c is None:
+        raise NeedsBitVectors(op)
+    if op == "<<" and 0 <= c < BITS:
+        return other * 2**c
+    if op == ">>" and 0 <= c < BITS:
+        return other / 2**c  # floor, as an arithmetic shift
+    if op == "&" and c >= 0 and c & (c + 1) == 0:
+        return other % (c + 1)  # a low-bit mask (z3's % is non-negative, as two's complement is)
+    if op == "&" and c < 0 and (-c) & (-c - 1) == 0:
+        return other - other % -c  # clears the low bits
+    if op in ("|", "^") and c == 0:
+        return other
+    raise NeedsBitVectors(op)
+
+
+def _constant(x) -> int | None:
+    return x.as_long() if z3.is_int_value(x) else None
+
+
 _NO_OVERFLOW = {
     "+": lambda a, b: [z3.BVAddNoOverflow(a, b, True), z3.BVAddNoUnderflow(a, b)],
     "-": lambda a, b: [z3.BVSubNoOverflow(a, b), z3.BVSubNoUnderflow(a, b, True)],
-    "*": lambda a, b: [z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b)],
+    "*": lambda a, b: mul_in_range(a, b),
     "<<": lambda a, b: [b >= 0, b < BITS, (a << b) >> b == a],
 }
+
+
+def mul_in_range(a, b) -> list:
+    """a * b does not overflow (signed). By a constant, as bounds on the other factor: z3 proves
+    those far faster than its generic check, which multiplies at double width."""
+    a, b = (b, a) if z3.is_bv_value(a) else (a, b)
+    if z3.is_bv_value(b):
+        c = b.as_signed_long()
+        if c == 0:
+            return []
+        lo, hi = -(2**(BITS - 1)), 2**(BITS - 1) - 1
+        low, high = (_ceil_div(lo, c), hi // c) if c > 0 else (_ceil_div(hi, c), lo // c)
+        return [a >= max(low, lo), a <= min(high, hi)]
+    return [z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b)]
+
+
+def _ceil_div(x: int, y: int) -> int:
+    return -(-x // y)
 
 
 def conjuncts(guard) -> list:
@@ -83,9 +169,10 @@ def conjuncts(guard) -> list:
     return out
 
 
-def solver() -> z3.Solver:
-    """A solver for quantifier-free bit-vector queries (faster than the default portfolio)."""
-    return z3.SolverFor("QF_BV")
+def solver(ints: bool = False) -> z3.Solver:
+    """A solver for quantifier-free bit-vector queries (faster than the default portfolio), or
+    z3's default for integer ones (linear in the main, non-linear where a size is unknown)."""
+    return z3.Solver() if ints else z3.SolverFor("QF_BV")
 
 
 def check(solver: z3.Solver, timeout_ms: int):
@@ -99,6 +186,8 @@ def check(solver: z3.Solver, timeout_ms: int):
 
 def value(model, term) -> int | None:
     v = model.eval(term, model_completion=True)
+    if z3.is_int_value(v):
+        return v.as_long()
     try:
         return v.as_signed_long()
     except AttributeError:
@@ -123,13 +212,16 @@ def minimize(solver: z3.Solver, terms, model, timeout_ms: int, budget_ms: int = 
 
 
 def _minimize_one(solver, term, model, timeout_ms, deadline, steps: int = 34):
+    def at_most(n):
+        return term <= n if z3.is_int(term) else z3.ULE(term, bv(n))
+
     lo, hi = 0, model.eval(term, model_completion=True).as_long()  # unsigned, as ULE compares
     best = model
     while lo < hi and steps > 0 and time.monotonic() < deadline:
         steps -= 1
         mid = (lo + hi) // 2
         solver.push()
-        solver.add(z3.ULE(term, bv(mid)))
+        solver.add(at_most(mid))
         status, m = check(solver, timeout_ms)
         solver.pop()
         if m is not None:

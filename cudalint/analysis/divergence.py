@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import z3
 
 from cudalint.analysis.threads import loop_definition
-from cudalint.analysis.geometry import Geometry, Thread, geometries
+from cudalint.analysis.geometry import Geometry, Thread, block_geometries
 from cudalint.model import THREAD, Barrier, Kernel
-from cudalint.symbolic import BITS, as_bool, bv, check, minimize, solver, value
+from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, minimize, solver, value, variable
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ def divergences(ctx, kernel: Kernel) -> list[Divergence]:
         if ctx.out_of_time():
             ctx.skipped.append((f"barrier divergence in {kernel.name}", "file time budget spent"))
             break
-        for geom in geometries(ctx.model, kernel, ctx.settings.block_dims):
+        for geom in block_geometries(ctx.model, kernel, ctx.settings.block_dims):
             d = _check(kernel, b, geom, ctx.settings.solver_timeout_ms, ctx)
             if d:
                 out.append(d)
@@ -38,11 +38,11 @@ def divergences(ctx, kernel: Kernel) -> list[Divergence]:
     return out
 
 
-def _threads(kernel, b, geom):
-    t1, t2 = Thread(1, geom, THREAD), Thread(2, geom, THREAD)
+def _threads(kernel, b, geom, ints):
+    t1, t2 = Thread(1, geom, THREAD, ints=ints), Thread(2, geom, THREAD, ints=ints)
     facts = t1.constraints() + t2.constraints()
     for lid in b.loops:
-        it = z3.BitVec(f"iter{lid}", BITS)
+        it = variable(f"iter{lid}", ints)
         facts += loop_definition(kernel.loops[lid], t1, it) + loop_definition(kernel.loops[lid], t2, it)  # same iteration
     g1 = z3.And(*[as_bool(t1.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
     g2 = z3.And(*[as_bool(t2.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
@@ -50,7 +50,11 @@ def _threads(kernel, b, geom):
 
 
 def _check(kernel, b: Barrier, geom, timeout, ctx):
-    t1, t2, facts, g1, g2 = _threads(kernel, b, geom)
+    """Integers where they can say it (block barriers: no lane masks), else bit-vectors."""
+    try:
+        t1, t2, facts, g1, g2 = _threads(kernel, b, geom, ints=b.kind == "block")
+    except NeedsBitVectors:
+        t1, t2, facts, g1, g2 = _threads(kernel, b, geom, ints=False)
     l1, l2 = t1.linear_id(), t2.linear_id()
     if b.kind == "block":
         queries = [(z3.And(g1, z3.Not(g2), l1 != l2), False)]
@@ -65,7 +69,7 @@ def _check(kernel, b: Barrier, geom, timeout, ctx):
         queries = [(z3.And(g1, outside, l1 == l2), True),
                    (z3.And(g1, z3.Not(g2), inside2, same_warp, l1 != l2), False)]
     for q, outside_mask in queries:
-        s = solver()
+        s = solver(t1.ints)
         s.add(*facts, *t1.side, *t2.side, q)
         status, m = check(s, timeout)
         if status == "unknown":

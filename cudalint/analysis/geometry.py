@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import z3
 
 from cudalint.model import BLOCK, THREAD, UNIFORM, FileModel, Kernel, Sym
-from cudalint.symbolic import BITS, bv, to_z3
+from cudalint.symbolic import INT_MAX, INT_MIN, num, to_z3, variable
 
 AXES = ("x", "y", "z")
 MAX_BLOCK = (1024, 1024, 64)
@@ -21,8 +21,12 @@ class Geometry:
     grid: tuple | None
     source: str  # "the launch at line 40", "__launch_bounds__(256)", ...
     max_threads: int = 1024
+    tried: bool = False  # block is one of tried_blocks(), standing in for an open blockDim
 
     def describe(self) -> str:
+        if self.tried:
+            why = f"{self.source} leaves it open" if self.source.startswith("the launch") else self.source
+            return f"blockDim=({', '.join(map(str, self.block))}) from trying usual sizes ({why})"
         if self.block and all(v is not None for v in self.block):
             return f"blockDim=({', '.join(map(str, self.block))}) from {self.source}"
         if self.block:
@@ -56,6 +60,35 @@ def geometries(model: FileModel, kernel: Kernel, overrides: dict | None = None) 
     if symbolic or not found:
         found.append(Geometry(None, None, source, limit))
     return [_pin_unused_axes(kernel, g) for g in found]
+
+
+# Block shapes tried where the launch leaves blockDim open, smallest first (the witness is then
+# the smallest block that shows the bug). Concrete sizes keep the race and divergence queries
+# linear, where a symbolic blockDim times a loop counter is a multiplication z3 must bit-blast;
+# real launches use these shapes. A bug that needs, say, 96 threads is missed.
+# Few of them: a pair of accesses that cannot race costs one query per shape.
+_TRIED_1D = ((64, 1, 1), (256, 1, 1), (1024, 1, 1))
+_TRIED_2D = ((8, 8, 1), (16, 16, 1), (32, 32, 1))
+_TRIED_3D = ((8, 8, 4),)
+
+
+def block_geometries(model: FileModel, kernel: Kernel, overrides: dict | None = None) -> list[Geometry]:
+    """geometries(), with each open blockDim replaced by the shapes tried for it."""
+    return [t for g in geometries(model, kernel, overrides) for t in tried_blocks(g)]
+
+
+def tried_blocks(g: Geometry) -> list[Geometry]:
+    """`g` itself when its blockDim is known, else the usual shapes, filling only its open axes."""
+    if g.block and all(v is not None for v in g.block):
+        return [g]
+    known = g.block or (None, None, None)
+    shapes = _TRIED_3D if known[2] is None else _TRIED_2D if known[1] is None else _TRIED_1D
+    out = []
+    for shape in shapes:
+        block = tuple(v if k is None else k for k, v in zip(known, shape))
+        if block[0] * block[1] * block[2] <= g.max_threads and all(o.block != block for o in out):
+            out.append(Geometry(block, g.grid, g.source, g.max_threads, tried=True))
+    return out or [g]
 
 
 def _pin_unused_axes(kernel: Kernel, g: Geometry) -> Geometry:
@@ -104,12 +137,14 @@ class Thread:
 
     Symbols of `scope >= split` get a per-thread copy; wider-shared ones are one variable for all
     threads (for a block-level question, blockIdx is shared; for a grid-level one it is not).
-    `overrides` pins particular symbols (loop variables in a given iteration) to terms.
+    `overrides` pins particular symbols (loop variables in a given iteration) to terms. `ints`
+    picks the integer encoding (see cudalint.symbolic).
     """
 
     def __init__(self, k: int, geom: Geometry, split: int, overrides: dict | None = None,
-                 generic: int | None = None, huge: str | None = None):
+                 generic: int | None = None, huge: str | None = None, ints: bool = False):
         self.k, self.geom, self.split, self.generic, self.huge = k, geom, split, generic, huge
+        self.ints = ints
         self.overrides = overrides or {}
         self.cache: dict = {}
         self.side: list = []  # no-overflow conditions and data ranges of the terms built so far:
@@ -121,17 +156,27 @@ class Thread:
         if s.name.startswith(("blockDim.", "gridDim.")):
             dims = self.geom.block if s.name.startswith("blockDim") else self.geom.grid
             if dims and dims[AXES.index(s.name[-1])] is not None:
-                return bv(dims[AXES.index(s.name[-1])])
-            return z3.BitVec(s.name, BITS)
+                return self.num(dims[AXES.index(s.name[-1])])
+            return self.fresh(s.name)
         if self.generic is not None and s.scope == UNIFORM and s.origin in ("param", "value"):
-            return bv(HUGE if s.name == self.huge else generic_value(s.name, self.generic))
+            return self.num(HUGE if s.name == self.huge else generic_value(s.name, self.generic))
         name = f"{s.name}#{self.k}" if s.scope >= self.split else s.name
         if name not in self.cache:
-            self.cache[name] = z3.BitVec(name, BITS)
+            self.cache[name] = self.fresh(name)
         return self.cache[name]
 
+    def num(self, n: int):
+        return num(n, self.ints)
+
+    def fresh(self, name: str):
+        """A z3 variable of this thread's encoding; the range of a 32-bit int goes into `side`."""
+        v = variable(name, self.ints)
+        if self.ints:
+            self.side += [v >= INT_MIN, v <= INT_MAX]
+        return v
+
     def term(self, e):
-        return to_z3(e, self.var, self.side)
+        return to_z3(e, self.var, self.side, self.ints)
 
     def builtin(self, base: str, axis: str):
         return self.var(Sym(f"{base}.{axis}", THREAD if base == "threadIdx" else BLOCK, "builtin"))
@@ -145,9 +190,10 @@ class Thread:
             out += [t >= 0, t < bdim[i], b >= 0, b < gdim[i]]
         out += [z3.And(d >= 1, d <= m) for d, m in zip(bdim, MAX_BLOCK)]
         if not (self.geom.block and all(v is not None for v in self.geom.block)):
-            out += [z3.BVMulNoOverflow(bdim[0], bdim[1], True),
-                    z3.BVMulNoOverflow(bdim[0] * bdim[1], bdim[2], True),
-                    bdim[0] * bdim[1] * bdim[2] <= self.geom.max_threads]
+            if not self.ints:
+                out += [z3.BVMulNoOverflow(bdim[0], bdim[1], True),
+                        z3.BVMulNoOverflow(bdim[0] * bdim[1], bdim[2], True)]
+            out.append(bdim[0] * bdim[1] * bdim[2] <= self.geom.max_threads)
         out += [z3.And(d >= 1, d <= m) for d, m in zip(gdim, MAX_GRID)]
         return out
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import z3
 
-from cudalint.analysis.geometry import Geometry, Thread, geometries
+from cudalint.analysis.geometry import Geometry, Thread, block_geometries
 from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
 from cudalint.analysis.threads import loop_definition
-from cudalint.model import BLOCK, THREAD, Access, Kernel, syms
-from cudalint.symbolic import BITS, as_bool, bv, check, minimize, solver, value
+from cudalint.model import BLOCK, THREAD, Access, Kernel, Op, Sym, syms
+from cudalint.symbolic import NeedsBitVectors, as_bool, check, div, minimize, solver, value, variable
 
 MAX_PAIRS = 600  # per kernel; the rest is skipped (and said so under --verbose)
 
@@ -48,6 +48,7 @@ def _races(ctx, kernel: Kernel) -> list[Race]:
     block_iv = Intervals(kernel, frozenset({"block"}))
     warp_iv = Intervals(kernel, frozenset({"block", "warp"}))
     found: dict = {}
+    memo: dict = {}  # facts shared by many queries (z3 terms are slow to build in Python)
     budget = MAX_PAIRS
     for n, i in enumerate(accesses):
         for j in accesses[n:]:
@@ -60,8 +61,8 @@ def _races(ctx, kernel: Kernel) -> list[Race]:
             if budget < 0 or ctx.out_of_time():
                 ctx.skipped.append((f"races in {kernel.name}", "pair budget or file time budget spent"))
                 return list(found.values())
-            for geom in geometries(model, kernel, settings.block_dims):
-                race = _check_pair(kernel, i, j, geom, block_iv, warp_iv, settings.solver_timeout_ms, ctx)
+            for geom in block_geometries(model, kernel, settings.block_dims):
+                race = _check_pair(kernel, i, j, geom, block_iv, warp_iv, settings.solver_timeout_ms, ctx, memo)
                 if race is not None:
                     key = (race.kind == "global", race.second.loc.line)
                     found.setdefault(key, race)
@@ -93,31 +94,31 @@ def _global_candidate(kernel: Kernel, a: Access, b: Access) -> bool:
     return False
 
 
-def _check_pair(kernel, i, j, geom, block_iv, warp_iv, timeout, ctx):
+def _check_pair(kernel, i, j, geom, block_iv, warp_iv, timeout, ctx, memo):
     a = kernel.events[i]
     if a.array.space == "shared":
         for p in block_iv.pairings(i, j):
-            r = _solve(kernel, p, geom, "block", timeout, ctx)
+            r = _solve(kernel, p, geom, "block", timeout, ctx, memo)
             if r:
                 return r
         if i == j and a.kind == "write":
             return None  # lanes of one warp storing in one instruction: the warp-result idiom
         for p in warp_iv.pairings(i, j):
-            r = _solve(kernel, p, geom, "warp", timeout, ctx)
+            r = _solve(kernel, p, geom, "warp", timeout, ctx, memo)
             if r:
                 return r
         return None
-    r = _solve(kernel, Pairing(i, j, tuple((lid, ANY) for lid in a.loops)), geom, "grid", timeout, ctx)
+    r = _solve(kernel, Pairing(i, j, tuple((lid, ANY) for lid in a.loops)), geom, "grid", timeout, ctx, memo)
     if r:
         return r
     for p in block_iv.pairings(i, j):
-        r = _solve(kernel, p, geom, "global-block", timeout, ctx)
+        r = _solve(kernel, p, geom, "global-block", timeout, ctx, memo)
         if r:
             return r
     return None
 
 
-def _solve(kernel, p: Pairing, geom, mode, timeout, ctx):
+def _solve(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
     """A race for this pairing, if two threads collide whatever the kernel's arguments are:
     arguments take two rounds of generic values, then each argument in turn is made much larger
     than the others (an unknown stride of 0 is not a race in the code, nor is an overlap that
@@ -127,7 +128,7 @@ def _solve(kernel, p: Pairing, geom, mode, timeout, ctx):
                    if s.scope == 0 and s.origin in ("param", "value")})
     found = None
     for round_, huge in [(0, None), (1, None)] + [(0, a) for a in args]:
-        s, t1, t2, o1, o2 = _query(kernel, p, geom, mode, round_, huge)
+        s, t1, t2, o1, o2 = _query(kernel, p, geom, mode, round_, huge, memo)
         status, m = check(s, timeout)
         if status == "unknown":
             ctx.skipped.append((f"race check {kernel.name} lines {first.loc.line}/{second.loc.line}", "solver timeout"))
@@ -140,38 +141,91 @@ def _solve(kernel, p: Pairing, geom, mode, timeout, ctx):
     return Race(kind, first, second, *found, geom, p.wrap_loop, kernel.name)
 
 
-def _query(kernel, p: Pairing, geom, mode, round_, huge=None):
+def _query(kernel, p: Pairing, geom, mode, round_, huge=None, memo=None):
+    """The solver and terms of one race question: in integers where they can say it."""
+    memo = {} if memo is None else memo
+    bits = ("bits", p.first, p.second)
+    if bits not in memo:
+        try:
+            return _build_query(kernel, p, geom, mode, round_, huge, True, memo)
+        except NeedsBitVectors:
+            memo[bits] = True
+    return _build_query(kernel, p, geom, mode, round_, huge, False, memo)
+
+
+def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
     first, second = kernel.events[p.first], kernel.events[p.second]
     split = BLOCK if mode == "grid" else THREAD
     rel = dict(p.iterations)
-    t1, t2 = (Thread(k, geom, split, _own_loop_vars(kernel, rel, k), generic=round_, huge=huge) for k in (1, 2))
-    facts = t1.constraints() + t2.constraints()
+    t1, t2 = (Thread(k, geom, split, _own_loop_vars(kernel, rel, k, ints), generic=round_, huge=huge, ints=ints)
+              for k in (1, 2))
+    facts = [f for th in (t1, t2) for f in _memo(memo, ("geometry", th.k, geom, split, ints), th, th.constraints)]
     for th, acc, which in ((t1, first, "first"), (t2, second, "second")):
         facts += [as_bool(th.term(g)) for g in acc.guard]
         for lid in acc.loops:
             r = rel.get(lid, ANY)
             tag = "" if r in (SAME, NEXT) else f"@{th.k}"
-            it = z3.BitVec(f"iter{lid}{tag}", BITS)
+            it = variable(f"iter{lid}{tag}", ints)
             if r == NEXT and which == "second":
                 it = it + 1
-            facts += loop_definition(kernel.loops[lid], th, it)
+            key = ("loop", lid, str(it), str(th.var(kernel.loops[lid].var)) if kernel.loops[lid].var else "",
+                   geom, split, round_, huge, ints)
+            facts += _memo(memo, key, th, lambda: loop_definition(kernel.loops[lid], th, it))
     o1, o2 = t1.term(first.offset), t2.term(second.offset)
     facts += _overlap(o1, o2, first.width, second.width) + _in_bounds(o1, first) + _in_bounds(o2, second)
     l1, l2 = t1.linear_id(), t2.linear_id()
     same_block = [t1.builtin("blockIdx", ax) == t2.builtin("blockIdx", ax) for ax in "xyz"]
     if mode == "grid":
         facts.append(z3.Not(z3.And(*same_block)))
+        facts += [same_block["xyz".index(ax)] for ax in _strided_axes(first.offset, second.offset)]
     else:
         facts.append(l1 != l2)
     if mode == "global-block":
         facts += same_block
     if mode == "block":
-        facts.append(z3.UDiv(l1, bv(32)) != z3.UDiv(l2, bv(32)))
+        facts.append(div(l1, 32) != div(l2, 32))
     if mode == "warp":
-        facts.append(z3.UDiv(l1, bv(32)) == z3.UDiv(l2, bv(32)))
-    s = solver()
+        facts.append(div(l1, 32) == div(l2, 32))
+    s = solver(ints)
     s.add(*facts, *t1.side, *t2.side)
     return s, t1, t2, o1, o2
+
+
+def _strided_axes(*offsets) -> set:
+    """Block axes that the offsets use only times a kernel argument (`blockIdx.y * nb1`): each
+    block owns its slice of a strided tensor there. Blocks that differ along such an axis could
+    collide only through a relation between strides and extents that the code does not show
+    (ggml's `nb1 >= 4*ne0`); they are not asked about."""
+    plain, strided = set(), set()
+
+    def visit(e, under_stride):
+        if isinstance(e, Sym):
+            if e.name.startswith("blockIdx."):
+                (strided if under_stride else plain).add(e.name[-1])
+        elif isinstance(e, Op):
+            for n, x in enumerate(e.args):
+                others = e.args[:n] + e.args[n + 1:]
+                visit(x, under_stride or (e.op == "*" and any(_is_argument(o) for o in others)))
+
+    for off in offsets:
+        visit(off, False)
+    return strided - plain
+
+
+def _is_argument(e) -> bool:
+    return any(s.scope == 0 and s.origin in ("param", "value") for s in syms(e))
+
+
+def _memo(memo: dict, key, th, build) -> list:
+    """build()'s facts, made once per key; th.side gets the side conditions they came with."""
+    if key not in memo:
+        before = len(th.side)
+        facts = build()
+        memo[key] = (facts, th.side[before:])
+        return facts
+    facts, side = memo[key]
+    th.side += side
+    return facts
 
 
 def _block_id(th):
@@ -188,17 +242,17 @@ def _in_bounds(o, acc: Access):
 
 
 def _overlap(o1, o2, w1, w2):
-    return [o1 < o2 + bv(w2), o2 < o1 + bv(w1)]
+    return [o1 < o2 + w2, o2 < o1 + w1]
 
 
-def _own_loop_vars(kernel, rel, k) -> dict:
+def _own_loop_vars(kernel, rel, k, ints) -> dict:
     """Loop variables that differ between the two threads: those of loops whose iterations are
     not the same for both (a uniform counter is one value only within one iteration)."""
     out = {}
     for lid, r in rel.items():
         var = kernel.loops[lid].var
         if var is not None and r != SAME:
-            out[var] = z3.BitVec(f"{var.name}#{k}", BITS)
+            out[var] = variable(f"{var.name}#{k}", ints)
     return out
 
 

@@ -3,8 +3,10 @@ depend on, and which symbols say *which thread* as opposed to *what data*."""
 
 from __future__ import annotations
 
+import z3
+
 from cudalint.model import Const, Kernel, Loop, Sym, syms
-from cudalint.symbolic import bv, conjuncts
+from cudalint.symbolic import BITS, INT_MAX, INT_MIN, conjuncts, mul_in_range
 
 
 def is_thread_coordinate(s: Sym, kernel: Kernel) -> bool:
@@ -22,22 +24,47 @@ def split_guard(guard, kernel: Kernel):
 
 
 def loop_definition(loop: Loop, th, it):
-    """The values a loop's induction variable takes in iteration `it` (a z3 term): init (op) step,
-    `it` times. Threads in the same iteration share `it`; others get their own."""
+    """The values a loop's induction variable takes in iteration `it` (a z3 term of th's
+    encoding): init (op) step, `it` times. Threads in the same iteration share `it`; others get
+    their own. The counter never wraps around: a wrapped value is a witness no launch reaches."""
     if loop.var is None or loop.init is None:
         return []
     v, init = th.var(loop.var), th.term(loop.init)
-    step = th.term(loop.step) if loop.step is not None else bv(1)
-    if loop.step_op in ("*", "/") and isinstance(loop.step, Const) and loop.step.value in (2, 4, 8, 16):
-        step, op = bv(loop.step.value.bit_length() - 1), "<<" if loop.step_op == "*" else ">>"
-    else:
-        op = loop.step_op
-    if op == "+":
-        return [it >= 0, it < 2**24, v == init + it * step]
-    if op == "-":
-        return [it >= 0, it < 2**24, v == init - it * step]
-    if op == ">>":
-        return [it >= 0, it < 40, v == init >> (it * step)]
-    if op == "<<":
-        return [it >= 0, it < 40, v == init << (it * step)]
+    step = th.term(loop.step) if loop.step is not None else th.num(1)
+    op = loop.step_op
+    if op in ("*", "/") and isinstance(loop.step, Const) and loop.step.value in (2, 4, 8, 16):
+        step, op = loop.step.value.bit_length() - 1, "<<" if op == "*" else ">>"
+    elif op in ("<<", ">>"):
+        if not isinstance(loop.step, Const):
+            return []
+        step = loop.step.value
+    if op in ("+", "-"):
+        moved = it * step
+        value = init + moved if op == "+" else init - moved
+        return [it >= 0, it < 2**24, v == value, *_no_overflow(th, it, step, init, moved, op)]
+    if op in ("<<", ">>") and 0 < step < BITS:
+        # a few dozen iterations at most: one case each keeps the integer encoding linear
+        cases = range(BITS // step + 1)
+        shifted = [init * 2**(n * step) if op == "<<" else init / 2**(n * step) for n in cases] if th.ints \
+            else [init << n * step if op == "<<" else init >> n * step for n in cases]
+        facts = [it >= 0, it <= cases[-1], z3.Or(*[z3.And(it == n, v == x) for n, x in zip(cases, shifted)])]
+        if op == "<<":
+            facts.append(z3.Or(*[z3.And(it == n, _fits(th, init, n * step)) for n in cases]))
+        return facts
     return []
+
+
+def _no_overflow(th, it, step, init, moved, op) -> list:
+    if th.ints:
+        value = init + moved if op == "+" else init - moved
+        return [moved >= INT_MIN, moved <= INT_MAX, value >= INT_MIN, value <= INT_MAX]
+    if op == "+":
+        return mul_in_range(it, step) + [z3.BVAddNoOverflow(init, moved, True), z3.BVAddNoUnderflow(init, moved)]
+    return mul_in_range(it, step) + [z3.BVSubNoOverflow(init, moved), z3.BVSubNoUnderflow(init, moved, True)]
+
+
+def _fits(th, init, amount):
+    """init << amount keeps its value (no bits shifted out, the sign kept)."""
+    if th.ints:
+        return z3.And(init * 2**amount >= INT_MIN, init * 2**amount <= INT_MAX)
+    return (init << amount) >> amount == init
