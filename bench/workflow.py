@@ -1,6 +1,6 @@
 """Workflow benchmark: cold -j1 / -j2, warm (cached), and a one-file run as pre-commit makes it.
 
-    python bench/workflow.py DIR [-I INC ...] [--cuda-mode shim] [--one FILE] [--limit N]
+    python bench/workflow.py DIR [-I INC ...] [-D NAME ...] [--cuda-mode shim] [--one FILE] [--limit N]
 
 Each timing is the wall time of the real `cudalint` command in a subprocess (start-up included).
 Cold runs use a fresh cache directory; the warm run reuses the cache of the -j2 run. It also checks
@@ -9,7 +9,7 @@ that -j1 and -j2 JSON outputs are byte-identical. ggml's CUDA sources, for insta
     pip download --no-deps --no-binary :all: llama-cpp-python==0.3.36 -d /tmp/llama
     tar xzf /tmp/llama/llama_cpp_python-0.3.36.tar.gz -C /tmp/llama
     G=/tmp/llama/llama_cpp_python-0.3.36/vendor/llama.cpp/ggml
-    python bench/workflow.py $G/src/ggml-cuda -I $G/include -I $G/src -I $G/src/ggml-cuda
+    python bench/workflow.py $G/src/ggml-cuda -I $G/include -I $G/src -I $G/src/ggml-cuda -D GGML_USE_CUDA
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir")
     ap.add_argument("-I", dest="include", action="append", default=[])
+    ap.add_argument("-D", dest="define", action="append", default=[])
     ap.add_argument("--cuda-mode", default="shim")
     ap.add_argument("--one", help="file for the one-file (pre-commit) timing (default: the smallest .cu)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N files (sorted)")
@@ -53,7 +54,8 @@ def main() -> int:
     if a.limit:
         files = files[:a.limit]
     common = ["--isolated", "--cuda-mode", a.cuda_mode, "--output-format", "json", "--exit-zero", "--no-progress"]
-    common += [f"-I{d}" for d in a.include]
+    flags = [f"-I{d}" for d in a.include] + [f"-D{d}" for d in a.define]
+    common += flags
     if a.select:
         common += ["--select", a.select]
     work = Path(tempfile.mkdtemp(prefix="cudalint-bench-"))
@@ -71,7 +73,7 @@ def main() -> int:
         print(f"warm  -j2 (cached)   {tw:8.2f} s   ({t2 / tw:.1f}x faster than cold)")
         same_warm = pw.stdout == p2.stdout
         one = a.one or min((f for f in files if f.endswith(".cu")), key=os.path.getsize)
-        hook = ["--cuda-mode", a.cuda_mode, "--isolated", "--no-progress"] + [f"-I{d}" for d in a.include]
+        hook = ["--cuda-mode", a.cuda_mode, "--isolated", "--no-progress"] + flags
         tc, _ = timed(hook + ["--cache-dir", str(work / "c3"), one], env)
         tw1, _ = timed(hook + ["--cache-dir", str(work / "c3"), one], env)
         tn, _ = timed(["--version"], env)

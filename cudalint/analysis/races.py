@@ -9,7 +9,7 @@ race, CUDA201), then, if that is impossible, in one warp with warp barriers also
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import z3
 
@@ -17,7 +17,7 @@ from cudalint.analysis.geometry import Geometry, Thread, block_geometries
 from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
 from cudalint.analysis.threads import loop_definition
 from cudalint.model import BLOCK, THREAD, Access, Kernel, Op, Sym, syms
-from cudalint.symbolic import NeedsBitVectors, as_bool, check, div, minimize, solver, value, variable
+from cudalint.symbolic import NeedsBitVectors, as_bool, check, conjuncts, div, minimize, solver, to_z3, value, variable
 
 MAX_PAIRS = 600  # per kernel; the rest is skipped (and said so under --verbose)
 
@@ -44,7 +44,7 @@ def _races(ctx, kernel: Kernel) -> list[Race]:
     model, settings = ctx.model, ctx.settings
     events = kernel.events
     accesses = [i for i, e in enumerate(events) if isinstance(e, Access) and e.array.space in ("shared", "global")
-                and not e.array.read_only]
+                and not e.array.read_only and _reachable(e)]
     block_iv = Intervals(kernel, frozenset({"block"}))
     warp_iv = Intervals(kernel, frozenset({"block", "warp"}))
     found: dict = {}
@@ -119,12 +119,54 @@ def _check_pair(kernel, i, j, geom, block_iv, warp_iv, timeout, ctx, memo):
 
 
 def _solve(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
+    """_solve_pair, once per file for each question: template instantiations often repeat
+    the same accesses, and the answer is then the same."""
+    first, second = kernel.events[p.first], kernel.events[p.second]
+    key = ("race-question", _signature(kernel, first), _signature(kernel, second), p.iterations, p.wrap_loop,
+           geom, mode)
+    race = ctx.shared(key, lambda: _solve_pair(kernel, p, geom, mode, timeout, ctx, memo))
+    if race is None or race.kernel == kernel.name:
+        return race
+    return replace(race, first=first, second=second, kernel=kernel.name)
+
+
+def _signature(kernel, acc: Access):
+    """What a race question depends on, of one access."""
+    return (acc.array, acc.offset, _guard(acc), acc.width, acc.kind, acc.loc,
+            tuple(kernel.loops[lid] for lid in acc.loops))
+
+
+def _guard(acc: Access) -> tuple:
+    """The access's conditions, less constant true ones and those on values the thread loaded
+    (and arguments), not on which thread it is: each thread's loaded values are unknowns of
+    its own, so such a condition can hold whatever the other conditions say."""
+    def needless(c):
+        kinds = syms(c)
+        if not kinds:
+            return _constant_truth(c) is True
+        return any(s.origin == "value" and s.scope == THREAD for s in kinds) and \
+            not any(s.origin in ("builtin", "loop") for s in kinds)
+    return tuple(c for c in conjuncts(acc.guard) if not needless(c))
+
+
+def _reachable(acc: Access) -> bool:
+    """False under a condition that is constant and false (another template instantiation's
+    branch, `order == ASC ? ... : ...`)."""
+    return not any(_constant_truth(c) is False for c in conjuncts(acc.guard) if not syms(c))
+
+
+def _constant_truth(c) -> bool | None:
+    v = z3.simplify(as_bool(to_z3(c, None, ints=True)))
+    return True if z3.is_true(v) else False if z3.is_false(v) else None
+
+
+def _solve_pair(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
     """A race for this pairing, if two threads collide whatever the kernel's arguments are:
     arguments take two rounds of generic values, then each argument in turn is made much larger
     than the others (an unknown stride of 0 is not a race in the code, nor is an overlap that
     relies on `n23 < n12 * n13`; concrete arguments keep the queries linear and fast)."""
     first, second = kernel.events[p.first], kernel.events[p.second]
-    args = sorted({s.name for acc in (first, second) for e in (acc.offset, *acc.guard) for s in syms(e)
+    args = sorted({s.name for acc in (first, second) for e in (acc.offset, *_guard(acc)) for s in syms(e)
                    if s.scope == 0 and s.origin in ("param", "value")})
     found = None
     for round_, huge in [(0, None), (1, None)] + [(0, a) for a in args]:
@@ -161,7 +203,7 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
               for k in (1, 2))
     facts = [f for th in (t1, t2) for f in _memo(memo, ("geometry", th.k, geom, split, ints), th, th.constraints)]
     for th, acc, which in ((t1, first, "first"), (t2, second, "second")):
-        facts += [as_bool(th.term(g)) for g in acc.guard]
+        facts += [as_bool(th.term(g)) for g in _guard(acc)]
         for lid in acc.loops:
             r = rel.get(lid, ANY)
             tag = "" if r in (SAME, NEXT) else f"@{th.k}"
