@@ -252,6 +252,45 @@ def test_ncu_sums_repeated_launches():
     assert (s.launches, s.ld_conflicts, s.ld_instructions, s.ld_degree) == (2, 1984, 64, 32.0)
 
 
+# --------------------------------------------------------------------------- ncu source page (line level)
+
+# (kernel, file, line) -> (Access Operation, wavefronts, ideal, excessive): the runner's NVRTC builds
+# of fixtures/bank/ (tests/data/gpu/runner/ncu_source_*.csv)
+EXPECTED_LINES = {
+    ("stride2_2way", "strides.cu", 32): ("Store(2)", 8, 8, 0),  # two clean 4-byte stores
+    ("stride2_2way", "strides.cu", 35): ("Load", 8, 4, 4),  # s[2 * tid]: 2-way
+    ("dbl_stride2_2way", "doubles.cu", 36): ("Load", 16, 8, 8),  # 8-byte loads need 2 wavefronts each anyway
+    ("f4_stride2_2way", "float4_access.cu", 38): ("Load", 32, 16, 16),  # 16-byte loads, 4 wavefronts each
+    ("carve_col_32way", "extern_carve.cu", 34): ("Load", 1024, 32, 992),
+    ("carve_col_32way", "extern_carve.cu", 35): ("Load", 32, 32, 0),
+    ("transpose_naive_tile", "transpose.cu", 33): ("Load(4),Store(4)", 4096, 128, 3968),
+}
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED_LINES))
+def test_ncu_source_page_lines(key):
+    from cudalint.gpu import ncu_source as ncs
+    kernel, file, line = key
+    lines = ncs.kernel_lines(data(f"runner/ncu_source_{kernel}.csv"), kernel, f"fixtures/bank/{file}")
+    s = lines[line]
+    assert s.shared and (s.operation, s.wavefronts, s.ideal, s.excessive) == EXPECTED_LINES[key]
+    assert s.file == file and s.function.startswith(kernel + "(")
+
+
+def test_ncu_source_page_quotes_and_other_lines():
+    from cudalint.gpu import ncu_source as ncs
+    # printed while profiling (==PROF== lines first), the form the runner reads; the source text
+    # `// expect: CUDA301 "2-way"` is not CSV-escaped by ncu
+    text = data("runner/ncu_source_oneshot_stride2_2way.csv")
+    assert '"2-way""' in text
+    lines = ncs.kernel_lines(text, "void stride2_2way(float*)")
+    assert sorted(lines) == [29, 32, 34, 35, 36, 37]  # source lines with machine code
+    assert not lines[36].shared and lines[36].space == "Global" and lines[35].degree == 2.0
+    assert ncs.kernel_lines(text, "stride4_4way") == {} and ncs.kernel_lines(text, "stride2_2way", "x.cu") == {}
+    t = ncs.kernel_lines(data("runner/ncu_source_transpose_naive_tile.csv"), "transpose_naive_tile")
+    assert t[27].space == "Global(4),Shared(4)" and t[27].excessive == 0  # a quoted comma
+
+
 # --------------------------------------------------------------------------- plain runs
 
 

@@ -59,3 +59,14 @@ def test_compile_error_is_an_error(tmp_path):
     src.write_text("__global__ void k(float* p) { p[threadIdx.x] = undefined_name; }\n")
     out = runner.confirm([_finding(src, 1, "k")], Settings(), timeout=60)
     assert out[0].confirmation.status == "error" and "NVRTC" in out[0].confirmation.detail
+
+
+@pytest.mark.skipif(not runner.tools()["ncu"], reason="needs ncu")
+def test_bank_conflicts_are_judged_per_line():
+    """A conflicting load and the clean stores of the same kernel: ncu's source counters tell them apart."""
+    path = str(ROOT / "fixtures/bank/strides.cu")
+    fs = [_finding(path, 35, "stride2_2way", "bank-conflict", "CUDA301"),
+          _finding(path, 32, "stride2_2way", "bank-conflict", "CUDA301")]
+    bad, clean = (f.confirmation for f in runner.confirm(fs, Settings(), timeout=120))
+    assert bad.status == "confirmed" and bad.method == "ncu source counters", bad
+    assert clean.status == "not-reproduced", clean

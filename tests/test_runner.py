@@ -18,6 +18,7 @@ from cudalint.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "gpu"
+RUNNER_DATA = DATA / "runner"
 
 
 def _f(line=10, kernel="k", category="misaligned-access", rule="CUDA101", message="m", path="f.cu", related=()):
@@ -247,14 +248,86 @@ def test_judge_race_racecheck_lines():
     assert c.status == "not-reproduced"
 
 
+def _cmp(differ=0, beyond=0, max_rel=None, elements=0):
+    return {"runs_differ": differ, "runs_beyond": beyond, "max_rel": max_rel, "elements": elements}
+
+
 def test_judge_global_race_differential():
-    same = _run("plain-diff", result={"runs": 3, "digests": [["a", "b"]] * 3})
-    diff = _run("plain-diff", result={"runs": 3, "digests": [["a", "b"], ["a", "c"], ["a", "b"]]})
-    plan = {"args": [{"name": "in"}, {"name": "out"}]}
+    plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "out", "dtype": "u4"}]}
     f = _f(category="data-race", rule="CUDA203", message="global race")
+    same = _run("plain-diff", result={"runs": 64, "compare": [_cmp(), _cmp()]})
     assert runner.judge_race(f, _job({"plain-diff": same}, plan)).status == "not-reproduced"
-    c = runner.judge_race(f, _job({"plain-diff": diff}, plan))
-    assert c.status == "confirmed" and "out" in c.detail and "in," not in c.detail
+    lost = _run("plain-diff", result={"runs": 7, "compare": [_cmp(), _cmp(1, 1, None, 1)]})
+    c = runner.judge_race(f, _job({"plain-diff": lost}, plan))
+    assert c.status == "confirmed" and "`out`" in c.detail and "`in`" not in c.detail and "exactly" in c.detail
+
+
+def test_judge_float_reordering_is_no_race():
+    plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "total", "dtype": "f4"}]}
+    f = _f(category="data-race", rule="CUDA203", message="global race")
+    rounding = _run("plain-diff", result={"runs": 64, "compare": [_cmp(), _cmp(50, 0, 8e-7, 1)]})
+    c = runner.judge_race(f, _job({"plain-diff": rounding}, plan))
+    assert c.status == "not-reproduced" and "rounding" in c.detail and "`total`" in c.detail
+    lost = _run("plain-diff", result={"runs": 2, "compare": [_cmp(), _cmp(1, 1, 0.08, 1)]})
+    assert runner.judge_race(f, _job({"plain-diff": lost}, plan)).status == "confirmed"
+
+
+def _child():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("cudalint_child", ROOT / "cudalint/gpu/child.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_child_compares_floats_with_a_relative_tolerance():
+    """Real totals of fixtures/races/global_accumulate.cu, 12 launches each from identical inputs (H200):
+    the float atomicAdd sum moves by rounding only, the plain `+=` sum loses updates."""
+    import json
+    np = pytest.importorskip("numpy")  # the child's own dependency (CuPy needs it); in the test extra
+    ch = _child()
+    runs = json.loads((RUNNER_DATA / "global_accumulate_runs.json").read_text())
+
+    def worst(key, dtype):
+        vals = runs[key]["values"]
+        first = np.array([vals[0]], dtype="<" + dtype).view("u1")
+        found = [ch._compare(np, first, np.array([v], dtype="<" + dtype).view("u1"), dtype, runner.FLOAT_RTOL)
+                 for v in vals[1:]]
+        return [d for d in found if d is not None]
+
+    atomic = worst("sum_atomic O3 x16", "f4")
+    assert atomic and not any(d["beyond"] for d in atomic)  # they differ, by rounding
+    assert all(d["beyond"] for d in worst("sum_plain G x1", "f4"))
+    counts = worst("count_above_plain G x1", "u4")  # 12 runs, one lost update fewer in one of them
+    assert counts and all(d["beyond"] and d["max_rel"] is None for d in counts)
+    nan = np.array([np.nan, 1.0], dtype="<f4").view("u1")
+    assert ch._compare(np, nan, nan.copy(), "f4", runner.FLOAT_RTOL) is None
+
+
+def test_child_fills_index_buffers_with_aligned_small_offsets():
+    np = pytest.importorskip("numpy")
+    ch = _child()
+    rng = np.random.default_rng(1)
+    idx = ch._fill(np, rng, "i4", 4096, "index").view("<i4")
+    assert set(np.unique(idx)) <= {16, 32, 48}
+    vals = ch._fill(np, rng, "i4", 4096).view("<i4")
+    assert vals.min() >= 1 and len(set(vals % 16)) > 1  # value buffers stay plain random data
+
+
+def test_index_buffers_from_the_model():
+    from cudalint.frontend.parse import parse
+    from cudalint.frontend.tu import build_model
+    path = ROOT / "fixtures/misaligned/vector_copy.cu"
+    model = build_model(parse(str(path), Settings()))
+    ks = {k.name: k for k in model.kernels}
+    assert pl.index_buffers(ks["gather_vec4"]) == {"idx"}  # in + idx[i]
+    assert pl.index_buffers(ks["dequeue_vec4"]) == {"cursor"}  # in + atomicAdd(cursor, 4)
+    assert pl.index_buffers(ks["copy_vec4"]) == set()
+    src = path.read_text()
+    k = ks["gather_vec4"]
+    params = pl.parse_signature(pl.kernel_span(src, "gather_vec4").header, "gather_vec4")
+    ap = pl.synthesize_args(params, pl.Geometry((2, 1, 1), (128, 1, 1), 0, "default"), src, k)
+    assert {a.name: a.fill for a in ap.args} == {"in": "random", "idx": "index", "out": "random"}
 
 
 def test_judge_barrier_synccheck_and_hang():
@@ -269,13 +342,56 @@ def test_judge_barrier_synccheck_and_hang():
     assert c.status == "confirmed" and c.method == "hang"
 
 
-def test_judge_bank_ncu():
+def test_judge_barrier_syncwarp_mask_illegal_instruction():
+    """__syncwarp(mask) with lanes outside the mask: the plain launch traps, synccheck names line 16."""
+    import json
+    plain = _run("plain", result=json.loads((RUNNER_DATA / "plain_syncwarp_mask.json").read_text()))
+    sc = _run("synccheck", (RUNNER_DATA / "synccheck_syncwarp_mask.txt").read_text())
+    f = _f(line=16, kernel="pair_sum_bad_mask", category="barrier-divergence", rule="CUDA204")
+    c = runner.judge_barrier(f, _job({"plain": plain, "synccheck": sc}))
+    assert c.status == "confirmed" and "Invalid arguments" in c.detail and "cudaErrorIllegalInstruction" in c.detail
+    assert runner.judge_barrier(_f(line=18, category="barrier-divergence"), _job({"plain": plain, "synccheck": sc})).status == "error"
+    c = runner.judge_barrier(f, _job({"plain": plain}))  # no compute-sanitizer: the trap, kernel-level
+    assert c.status == "confirmed" and "kernel-level" in c.detail
+    job = _job({"plain": plain})
+    job.lines = {"barrier-divergence": {16, 20}}
+    assert runner.judge_barrier(f, job).status == "error"  # two suspects: the trap names neither
+
+
+def _bank(line, kernel="stride2_2way", name="ncu_source_oneshot_stride2_2way.csv", peers=(), path="strides.cu"):
+    out = (RUNNER_DATA / name).read_text()
+    job = _job({"plain": _run("plain"), "ncu": _run("ncu", out)})
+    job.lines = {"bank-conflict": {line, *peers}}
+    return runner.judge_bank(_f(line=line, kernel=kernel, category="bank-conflict", rule="CUDA301",
+                                path=f"fixtures/bank/{path}"), job)
+
+
+def test_judge_bank_line_level():
+    c = _bank(35)  # s[2 * threadIdx.x]: 8 wavefronts where 4 would do
+    assert c.status == "confirmed" and c.method == "ncu source counters" and "2.0-way" in c.detail
+    c = _bank(32, peers=(35,))  # the clean stores of the same kernel
+    assert c.status == "not-reproduced" and "0 excessive" in c.detail and "line(s) 35" in c.detail
+    c = _bank(36)  # a global store: no shared access at the line, conflicts elsewhere
+    assert c.status == "unsupported" and "line(s) 35" in c.detail
+    c = _bank(33, "transpose_naive_tile", "ncu_source_transpose_naive_tile.csv", path="transpose.cu")
+    assert c.status == "confirmed" and "32.0-way" in c.detail
+    c = _bank(35, path="other.cu")  # lines of another file are not this file's: kernel-level fallback
+    assert c.status == "error" and "no metrics" in c.detail
+
+
+def test_judge_bank_kernel_level_fallback():
+    """Without source-level data: kernel-level counters, and never `confirmed` for one of two suspects."""
     out = (DATA / "ncu_csv_bank_probe.txt").read_text()
     from cudalint.gpu import evidence as ev
     stats = ev.parse_ncu_bank_conflicts(out)
     name = next(k for k, v in stats.items() if v.conflicts > 0)
-    job = _job({"plain": _run("plain"), "ncu": _run("ncu", out)})
-    assert runner.judge_bank(_f(kernel=name, category="bank-conflict", message="32-way load"), job).status == "confirmed"
+    job = _job({"plain": _run("plain"), "ncu": _run("ncu", ""), "ncu-kernel": _run("ncu-kernel", out)})
+    f = _f(kernel=name, category="bank-conflict", message="32-way load")
+    c = runner.judge_bank(f, job)
+    assert c.status == "confirmed" and "kernel-level" in c.detail
+    job.lines = {"bank-conflict": {f.line, f.line + 3}}
+    c = runner.judge_bank(f, job)
+    assert c.status == "unsupported" and "cannot single out" in c.detail
     assert runner.judge_bank(_f(kernel=name, category="bank-conflict"), _job({"plain": _run("plain")})).status == "unsupported"
 
 
@@ -321,7 +437,6 @@ def test_confirm_never_runs_without_the_flag(monkeypatch, tmp_path):
 
 # ----------------------------------------------------------------------------- CuPy-run captures (H200)
 
-RUNNER_DATA = DATA / "runner"
 
 
 def test_judge_misaligned_hardware_exception_form():

@@ -6,9 +6,12 @@ and a deadlocked barrier never returns, so neither may happen in the linter's ow
 
 It compiles the device-only view with CuPy (``RawModule``, NVRTC, ``-lineinfo``), allocates the
 planned buffers from a memory pool capped at ``mem_limit`` bytes, fills them with non-zero random
-data made on the host (no CuPy kernels run, so the tools see the user's kernel alone), launches the
-kernel ``runs`` times from the same initial data, and writes a JSON result: compile log, the CUDA
-error of the launch if any, and a digest of every buffer after each run (differential evidence).
+data made on the host (no CuPy kernels run, so the tools see the user's kernel alone; index
+buffers get small multiples of 16), launches the kernel ``runs`` times from the same initial data,
+and writes a JSON result: compile log, the CUDA error of the launch if any, a digest of every
+buffer after the first run, and with ``diff`` in the plan (differential evidence) how far each
+later run's buffers are from the first run's: integers exactly, floats by relative difference
+against ``diff.rtol`` (atomics add floats in a different order each run).
 
 Standard library, NumPy and CuPy only: it is loaded by path and imports nothing from cudalint.
 """
@@ -21,8 +24,11 @@ import sys
 import time
 
 
-def _fill(np, rng, dtype: str, nbytes: int):
-    if dtype in ("f4", "f8", "f2"):
+def _fill(np, rng, dtype: str, nbytes: int, fill: str = "random"):
+    if fill == "index" and dtype[:1] in "iu":
+        size = int(dtype[1:])
+        a = (16 * rng.integers(1, 4, size=nbytes // size)).astype("<" + dtype)
+    elif dtype in ("f4", "f8", "f2"):
         n = nbytes // int(dtype[1:])
         a = rng.uniform(0.5, 2.0, size=n).astype("<" + dtype)
     elif dtype == "bf16":
@@ -39,6 +45,29 @@ def _fill(np, rng, dtype: str, nbytes: int):
     return raw
 
 
+def _floats(np, raw, dtype: str):
+    if dtype == "bf16":
+        return (raw.view("<u2").astype("<u4") << 16).view("<f4")
+    return raw.view("<" + dtype).astype("<f8")
+
+
+def _compare(np, first, now, dtype: str, rtol: dict) -> dict | None:
+    """None when identical; else how many elements differ, the largest relative difference (None:
+    integers, compared exactly) and whether it is beyond the dtype's tolerance."""
+    if np.array_equal(first, now):
+        return None
+    if dtype not in rtol:
+        dt = "<" + dtype if dtype[:1] in "iu" else "u1"
+        return {"max_rel": None, "elements": int(np.count_nonzero(first.view(dt) != now.view(dt))), "beyond": True}
+    a, b = _floats(np, first, dtype), _floats(np, now, dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        same = (a == b) | (np.isnan(a) & np.isnan(b))
+        rel = np.abs(a - b) / np.maximum(np.maximum(np.abs(a), np.abs(b)), np.finfo("f8").tiny)
+    rel = np.where(same, 0.0, np.nan_to_num(rel, nan=np.inf))
+    worst = float(rel.max())
+    return {"max_rel": worst, "elements": int(np.count_nonzero(~same)), "beyond": worst > rtol[dtype]}
+
+
 def _scalar(np, dtype: str, value):
     if dtype == "bf16":
         f = np.array([value], dtype="<f4").view("<u4")[0] >> 16
@@ -46,6 +75,20 @@ def _scalar(np, dtype: str, value):
     if dtype == "?":
         return np.bool_(bool(value))
     return np.dtype("<" + dtype).type(value)
+
+
+def _record(np, compare, args, first, now, rtol) -> None:
+    for c, a, h0, h1 in zip(compare, args, first, now):
+        if c is None:
+            continue
+        d = _compare(np, h0, h1, a["dtype"], rtol)
+        if d is None:
+            continue
+        c["runs_differ"] += 1
+        c["runs_beyond"] += int(d["beyond"])
+        c["elements"] = max(c["elements"], d["elements"])
+        if d["max_rel"] is not None:
+            c["max_rel"] = max(c["max_rel"] or 0.0, d["max_rel"])
 
 
 def main(argv) -> int:
@@ -88,12 +131,16 @@ def main(argv) -> int:
         init = []
         for a in plan["args"]:
             if a["kind"] == "buffer":
-                init.append(_fill(np, rng, a["dtype"], int(a["nbytes"])))
+                init.append(_fill(np, rng, a["dtype"], int(a["nbytes"]), a.get("fill", "random")))
             else:
                 init.append(None)
         bufs = [cupy.empty(int(a["nbytes"]), dtype=cupy.uint8) if a["kind"] == "buffer" else None
                 for a in plan["args"]]
-        for r in range(int(plan.get("runs", 1))):
+        diff = plan.get("diff") or {}
+        first, t_start = None, time.monotonic()
+        res["compare"] = [None if b is None else {"runs_differ": 0, "runs_beyond": 0, "max_rel": None, "elements": 0}
+                          for b in bufs] if diff else None
+        for r in range(int(diff.get("max_runs") or plan.get("runs", 1))):
             args = []
             for a, b, h in zip(plan["args"], bufs, init):
                 if a["kind"] == "buffer":
@@ -106,10 +153,19 @@ def main(argv) -> int:
             fn(tuple(plan["grid"]), tuple(plan["block"]), tuple(args), shared_mem=shared)
             cupy.cuda.runtime.deviceSynchronize()
             res["seconds"].setdefault("kernel", []).append(round(time.monotonic() - t1, 6))
-            res["digests"].append([hashlib.sha1(b.get().tobytes()).hexdigest()[:16] if b is not None else None
-                                   for b in bufs])
+            now = [b.get() if b is not None else None for b in bufs]
             res["runs"] = r + 1
+            if first is None:
+                first = now
+                res["digests"].append([hashlib.sha1(h.tobytes()).hexdigest()[:16] if h is not None else None
+                                       for h in now])
+            elif diff:
+                _record(np, res["compare"], plan["args"], first, now, diff["rtol"])
             write()
+            if diff and r + 1 >= 2 and any(c and c["runs_beyond"] for c in res["compare"]):
+                break  # a difference beyond rounding: the race is shown
+            if diff and r + 1 >= int(diff.get("min_runs", 2)) and time.monotonic() - t_start > float(diff.get("seconds", 10)):
+                break
     except Exception as exc:
         text = str(exc)
         name = None

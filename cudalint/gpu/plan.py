@@ -16,7 +16,8 @@ tested on any machine:
 * :func:`synthesize_args` — scalars from constant launch-site arguments (macros and host-local
   constants are evaluated), else values that make typical guards true; device buffers sized by a z3
   bound on every byte offset the kernel can touch at that geometry (a generous heuristic where the
-  offset is data-dependent), filled with non-zero random data in the child.
+  offset is data-dependent), filled with non-zero random data in the child; integer buffers whose
+  values the kernel uses as offsets (:func:`index_buffers`) get small multiples of 16 instead.
 
 The override comment, anywhere inside the kernel or on the three lines above its header::
 
@@ -563,6 +564,7 @@ class Arg:
     value: float | int | None = None  # scalars
     nbytes: int = 0  # buffers
     source: str = ""  # why this value / size
+    fill: str = "random"  # buffers: "random" values, or "index" (small multiples of 16)
 
     def describe(self) -> str:
         if self.kind == "buffer":
@@ -643,6 +645,7 @@ def synthesize_args(params: list[Param], geom: Geometry, source: str, kernel=Non
     out = []
     sc = iter(plan.args)
     sc_args = {a.name: a for a in plan.args}
+    index_names = index_buffers(kernel) if kernel is not None else set()
     for p in params:
         ct = p.ctype
         if not ct.pointer:
@@ -665,10 +668,38 @@ def synthesize_args(params: list[Param], geom: Geometry, source: str, kernel=Non
         nbytes = max(MIN_BUFFER, nbytes + 4096)
         nbytes = min(nbytes, MAX_BUFFER) if p.name not in ovr else nbytes
         nbytes = (nbytes + 255) // 256 * 256
-        out.append(Arg(p.name, "buffer", ct.dtype or "f4", None, nbytes, why))
+        fill = "index" if p.name in index_names and (ct.dtype or "").startswith(("i", "u")) else "random"
+        out.append(Arg(p.name, "buffer", ct.dtype or "f4", None, nbytes, why, fill))
     del sc
     plan.args = out
     return plan
+
+
+def index_buffers(kernel) -> set[str]:
+    """Arrays whose loaded values (or atomics' returned old values) reach an access offset.
+
+    Random data there would invent faults (a misaligned ``in + idx[i]``), so the child fills them
+    with small multiples of 16: in range of any synthesised buffer, and aligned for every vector
+    width. The frontend names such a value ``ARRAY@LINE#n`` (a load) or ``atomicAdd@LINE#n`` (the
+    atomic access at LINE)."""
+    from cudalint.model import Access, syms
+    accesses = [e for e in getattr(kernel, "events", ()) if isinstance(e, Access)]
+    atomics: dict[int, set] = {}
+    for a in accesses:
+        if a.kind == "atomic":
+            atomics.setdefault(a.loc.line, set()).add(a.array.name)
+    out: set[str] = set()
+    for a in accesses:
+        for s in syms(a.offset):
+            if s.origin != "value" or "@" not in s.name:
+                continue
+            what, _, rest = s.name.partition("@")
+            line = rest.split("#")[0]
+            if what.startswith("atomic") and line.isdigit():
+                out |= atomics.get(int(line), set())
+            else:
+                out.add(what)
+    return out
 
 
 def buffer_bounds(kernel, geom: Geometry, scalars: dict, settings=None, timeout_ms: int = 1500) -> dict:

@@ -22,9 +22,10 @@ How one kernel finding is confirmed
                          the launch's ``cudaErrorMisalignedAddress`` (kernel-level)
    data-race             shared: ``--tool racecheck`` hazards at the line; global (racecheck does not
                          see global memory) or no sanitizer: differential runs (identical inputs,
-                         outputs that differ)
+                         outputs that differ beyond float rounding)
    barrier-divergence    ``--tool synccheck`` at the line; or the launch hangs and is killed
-   bank-conflict         ``ncu`` shared-memory bank-conflict counters of the kernel
+   bank-conflict         ``ncu`` source counters: excessive shared wavefronts at the line
+                         (kernel-level counters only where no line-level data came back)
    host categories       ``nvcc`` builds the file's ``main()``, run under
                          ``compute-sanitizer --leak-check full``
    ===================== ==========================================================================
@@ -51,13 +52,20 @@ from pathlib import Path
 from cudalint.findings import Confirmation, Finding
 
 from . import evidence as ev
+from . import ncu_source as ncs
 from . import plan as pl
 
 HOST_CATEGORIES = ("memory-leak", "double-free", "mismatched-free", "unsynchronized-host-access")
 KERNEL_CATEGORIES = ("data-race", "barrier-divergence", "misaligned-access", "bank-conflict")
 NEEDS_GPU = "--confirm needs a CUDA GPU and `pip install cudalint[gpu]`"
 CHILD = Path(__file__).with_name("child.py")
-DIFF_RUNS = 6
+# Differential runs: at least DIFF_MIN_RUNS, then more (up to DIFF_MAX_RUNS, while under
+# DIFF_SECONDS) until a difference shows: a racy counter often loses the same updates every run.
+DIFF_MIN_RUNS, DIFF_MAX_RUNS, DIFF_SECONDS = 6, 64, 10.0
+# Float outputs may differ this much (relative) between runs: atomics add in a different order
+# each run, a reordered sum of n terms moves by about sqrt(n) ulp; a lost update moves by a term.
+FLOAT_RTOL = {"f8": 1e-10, "f4": 1e-4, "f2": 1e-2, "bf16": 5e-2}
+NCU_SOURCE = ("--section", "SourceCounters", "--page", "source", "--csv", "--print-source", "cuda,sass")
 FREE_CALLS = ("cudaFree", "cudaFreeHost", "cudaFreeAsync", "cudaFreeArray", "cuMemFree")
 
 
@@ -112,13 +120,13 @@ class Run:
     result: dict = field(default_factory=dict)  # the child's JSON (kernel runs)
 
 
-def run_cmd(tool: str, cmd: list, timeout: float, env: dict | None = None) -> Run:
+def run_cmd(tool: str, cmd: list, timeout: float, env: dict | None = None, cwd: str | None = None) -> Run:
     """Run in a new process group; on timeout kill the whole group."""
     r = Run(tool, [str(c) for c in cmd])
     t0 = time.monotonic()
     try:
         p = subprocess.Popen(r.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             errors="replace", start_new_session=True, env=env)
+                             errors="replace", start_new_session=True, env=env, cwd=cwd)
     except OSError as exc:
         r.output = f"could not start: {exc}"
         return r
@@ -154,6 +162,11 @@ class KernelJob:
     problem: str | None = None  # -> unsupported
     runs: dict = field(default_factory=dict)  # tool -> Run
     lines_offset: int = 0
+    lines: dict = field(default_factory=dict)  # category -> lines of this job's findings
+
+    def peers(self, f: Finding) -> list[int]:
+        """Other lines of the kernel that the static pass flags for the same category."""
+        return sorted(self.lines.get(f.category, set()) - {f.line})
 
     def where(self) -> str:
         g = self.geometry.describe() if self.geometry else "?"
@@ -242,14 +255,16 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
             "source": view, "options": _nvrtc_options(path, settings),
             "name_expressions": [f.kernel], "kernel": f.kernel,
             "grid": list(geom.grid), "block": list(geom.block), "shared_bytes": geom.shared_bytes,
-            "args": [{"name": a.name, "kind": a.kind, "dtype": a.dtype, "value": a.value, "nbytes": a.nbytes}
-                     for a in args.args],
+            "args": [{"name": a.name, "kind": a.kind, "dtype": a.dtype, "value": a.value, "nbytes": a.nbytes,
+                      "fill": a.fill} for a in args.args],
             "runs": 1, "seed": 12345,
             "mem_limit": int(os.environ.get("CUDALINT_CONFIRM_MEM", 4 << 30)),
         }
         if "runs" in ovr:
             job.plan["runs_override"] = int(pl.c_eval(ovr["runs"]))
     for job in jobs.values():
+        for i in job.findings:
+            job.lines.setdefault(findings[i].category, set()).add(findings[i].line)
         # Device debug code keeps each access on its own source line (at -O3 a wide load is
         # scheduled into the next line's code and the tools name that line); bank-conflict
         # counts must come from the optimised code the user ships.
@@ -289,8 +304,10 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
     for step in steps:
         p = dict(plan)
         if step == "plain-diff":
-            p["runs"] = plan.get("runs_override") or DIFF_RUNS
-        elif step == "ncu":
+            n = plan.get("runs_override")
+            p["diff"] = {"min_runs": n or DIFF_MIN_RUNS, "max_runs": n or DIFF_MAX_RUNS, "seconds": DIFF_SECONDS,
+                         "rtol": FLOAT_RTOL}
+        elif step in ("ncu", "ncu-kernel"):
             p["runs"] = 1
         (wd / f"{step}.plan.json").write_text(json.dumps(p))
         out = wd / f"{step}.out.json"
@@ -305,12 +322,16 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
         elif step == "synccheck":
             cmd = [cs, "--tool", "synccheck", "--print-limit", "64", *child]
         elif step == "ncu":
+            cmd = [tl["ncu"], "--clock-control", "none", *NCU_SOURCE, *child]
+        elif step == "ncu-kernel":
             cmd = [tl["ncu"], "--clock-control", "none", "--csv", "--metrics", ",".join(ev.NCU_BANK_METRICS), *child]
         else:  # pragma: no cover
             continue
-        if step == "ncu":
-            with ncu_lock:
-                r = run_cmd(step, cmd, timeout, env)
+        if step.startswith("ncu"):
+            with ncu_lock:  # the source page names the file by its #line name: run beside it
+                r = run_cmd(step, cmd, timeout, env, cwd=os.path.dirname(os.path.abspath(job.path)))
+            if step == "ncu" and not r.timed_out and not ncs.kernel_lines(r.output, job.kernel, job.path):
+                steps.append("ncu-kernel")  # no line-level data: kernel-level counters instead
         else:
             r = run_cmd(step, cmd, timeout, env)
         try:
@@ -436,20 +457,32 @@ def _differential(f: Finding, job: KernelJob) -> Confirmation:
     r = job.runs.get("plain-diff")
     if r is None:
         return Confirmation("error", "differential-runs", "differential runs did not run")
-    digests = r.result.get("digests") or []
     if r.result.get("error"):
         return Confirmation("error", "differential-runs", _launch_summary(job))
-    if len(digests) < 2:
+    runs, cmp = r.result.get("runs") or 0, r.result.get("compare") or []
+    if runs < 2:
         return Confirmation("error", "differential-runs", f"fewer than two completed runs ({_launch_summary(job)})")
-    distinct = {tuple(d) for d in digests}
-    if len(distinct) > 1:
-        names = [a["name"] for a in job.plan["args"]]
-        diff = sorted({names[k] for d in digests for k, h in enumerate(d) if h is not None and h != digests[0][k]})
+    names = [a["name"] for a in job.plan["args"]]
+    dtypes = [a.get("dtype") for a in job.plan["args"]]
+    beyond, within = [], []
+    for name, dt, c in zip(names, dtypes, cmp):
+        if not c or not c["runs_differ"]:
+            continue
+        if c["runs_beyond"]:
+            how = (f"max relative difference {c['max_rel']:.2g} > {FLOAT_RTOL[dt]:g}" if c["max_rel"] is not None
+                   else "integers, compared exactly")
+            beyond.append(f"`{name}` in {c['runs_beyond']} run(s), {c['elements']} element(s), {how}")
+        else:
+            within.append(f"`{name}` by at most {c['max_rel']:.2g} relative (<= {FLOAT_RTOL[dt]:g})")
+    head = f"{runs} runs from identical inputs"
+    if beyond:
         return Confirmation("confirmed", "differential-runs",
-                            f"{len(digests)} runs from identical inputs gave {len(distinct)} different results "
-                            f"(in {', '.join(diff)}; {_geom_text(job)})")
-    return Confirmation("not-reproduced", "differential-runs",
-                        f"{len(digests)} runs from identical inputs gave identical results ({_geom_text(job)})")
+                            f"{head}: results differ from the first run's ({'; '.join(beyond)}; {_geom_text(job)})")
+    if within:
+        return Confirmation("not-reproduced", "differential-runs",
+                            f"{head} differ only by float rounding ({'; '.join(within)}): the order of "
+                            f"atomic additions, not a lost update ({_geom_text(job)})")
+    return Confirmation("not-reproduced", "differential-runs", f"{head} gave identical results ({_geom_text(job)})")
 
 
 def judge_race(f: Finding, job: KernelJob) -> Confirmation:
@@ -481,22 +514,30 @@ def judge_race(f: Finding, job: KernelJob) -> Confirmation:
 
 
 def judge_barrier(f: Finding, job: KernelJob) -> Confirmation:
-    bad = _basic_problem(job, launch_errors_count=True)
+    bad = _basic_problem(job)
     if bad:
         return bad
     sc = job.runs.get("synccheck")
     plain = _plain(job)
+    perr = plain.result.get("error")
     if sc is not None:
         reps = ev.parse_synccheck(sc.output)
         hits = [s for s in reps if _touches((s.location, *getattr(s, "device_frames", ())), f.line)]
         if hits:
             s = hits[0]
             who = f" (thread {s.thread} in block {s.block})" if s.thread else ""
+            also = f"; the plain launch failed with {perr}" if perr else ""
             return Confirmation("confirmed", "compute-sanitizer synccheck",
-                                f"{s.message} at line {f.line}{who}; {len(hits)} report(s) ({_geom_text(job)})")
+                                f"{s.message} at line {f.line}{who}; {len(hits)} report(s){also} ({_geom_text(job)})")
     if plain.timed_out:
         return Confirmation("confirmed", "hang",
                             f"{_launch_summary(job)}: threads wait at a barrier others never reach ({_geom_text(job)})")
+    if sc is None and perr == "cudaErrorIllegalInstruction" and not job.peers(f):
+        # sm_70+ traps a __syncwarp whose mask leaves out a calling lane (the kernel's only flagged barrier)
+        return Confirmation("confirmed", "launch", f"cudaErrorIllegalInstruction from the launch ({_geom_text(job)}); "
+                            f"kernel-level: compute-sanitizer is not on PATH to map it to a line")
+    if perr:
+        return _basic_problem(job, launch_errors_count=True)
     if sc is None:
         return Confirmation("not-reproduced", "launch",
                             f"{_launch_summary(job)}; compute-sanitizer is not on PATH for synccheck")
@@ -528,6 +569,34 @@ def judge_bank(f: Finding, job: KernelJob) -> Confirmation:
         return Confirmation("unsupported", "ncu", "ncu is not on PATH (no hardware counters to read)")
     if r.timed_out:
         return Confirmation("error", "ncu", f"ncu was killed after {r.seconds:.0f} s")
+    lines = ncs.kernel_lines(r.output, f.kernel, f.path)
+    if lines:
+        return _bank_at_line(f, job, lines)
+    return _bank_in_kernel(f, job, job.runs.get("ncu-kernel") or r)
+
+
+def _bank_at_line(f: Finding, job: KernelJob, lines: dict) -> Confirmation:
+    method = "ncu source counters"
+    hot = sorted(n for n, s in lines.items() if s.shared and s.excessive > 0)
+    s = lines.get(f.line)
+    if s is None or not s.shared:
+        if hot:
+            return Confirmation("unsupported", method, f"ncu attributes no shared access to line {f.line} (the "
+                                f"compiler moved or merged it); the kernel's excessive wavefronts are at line(s) "
+                                f"{', '.join(map(str, hot))} ({_geom_text(job)})")
+        return Confirmation("not-reproduced", method, f"no shared access at line {f.line} and no excessive shared "
+                            f"wavefronts in the kernel ({_geom_text(job)})")
+    text = (f"line {f.line} ({s.operation}): {s.wavefronts:.0f} shared wavefronts, {s.ideal:.0f} without conflicts, "
+            f"{s.excessive:.0f} excessive")
+    if s.excessive > 0:
+        return Confirmation("confirmed", method, f"{text} (about {s.degree:.1f}-way; {_geom_text(job)})")
+    others = [n for n in hot if n != f.line]
+    return Confirmation("not-reproduced", method, text + (f"; conflicts at line(s) {', '.join(map(str, others))}"
+                                                          if others else "") + f" ({_geom_text(job)})")
+
+
+def _bank_in_kernel(f: Finding, job: KernelJob, r: Run) -> Confirmation:
+    """Kernel-level counters: evidence for a line only when no other line is suspected."""
     stats = ev.parse_ncu_bank_conflicts(r.output)
     base = ev.kernel_basename(f.kernel) or f.kernel
     st = stats.get(base)
@@ -540,8 +609,12 @@ def judge_bank(f: Finding, job: KernelJob) -> Confirmation:
     detail = (f"{base}: loads {st.ld_conflicts:.0f} conflicts / {st.ld_instructions:.0f} shared instructions, "
               f"stores {st.st_conflicts:.0f} / {st.st_instructions:.0f}"
               + (f"; average degree {max(deg):.1f}" if deg else "") + f" ({_geom_text(job)})")
+    if conf > 0 and job.peers(f):
+        return Confirmation("unsupported", "ncu", f"kernel-level counters cannot single out line {f.line}: the "
+                            f"static pass also flags line(s) {', '.join(map(str, job.peers(f)))} ({detail}; ncu "
+                            f"gave no source-level data)")
     if conf > 0:
-        return Confirmation("confirmed", "ncu", detail)
+        return Confirmation("confirmed", "ncu", f"kernel-level: {detail}")
     return Confirmation("not-reproduced", "ncu", detail)
 
 

@@ -16,4 +16,4 @@ python3 -m pytest -q -p no:cacheprovider tests/test_runner.py tests/test_gpu_run
 # 2. cudalint --confirm examples/ (end to end, text output)
 $CL --confirm examples/ -j 8 --no-cache 2>&1 | tee "$OUT/examples.txt" || true
 # 3. every fixture: must-fire findings confirmed, must-stay-clean probes not confirmed
-timeout 300 python3 scripts/gpu/run_runner_fixtures.py --out "$OUT" --jobs 12 --timeout 30 ${RUNNER_ONLY:+--only $RUNNER_ONLY} 2>&1 | tail -5
+timeout 360 python3 scripts/gpu/run_runner_fixtures.py --out "$OUT" --jobs 12 --timeout 30 ${RUNNER_ONLY:+--only $RUNNER_ONLY} 2>&1 | tail -5
