@@ -521,9 +521,25 @@ def _mentions(text: str, name: str) -> bool:
 def analyze(fn, launch_writes=None) -> FlowResult:
     """Leaks, double frees, mismatched frees and unsynchronized host accesses of one host
     function (a `cudalint.model.HostFunction` whose body the front end built)."""
-    if fn.body is None:
+    if fn.body is None or not _touches_memory(fn):
         return FlowResult([], [], [], [])
     return _Flow(fn, launch_writes).run()
+
+
+_MEMORY_CALLS = set(ALLOC_OUT) | set(ALLOC_RET) | set(RELEASE) | _ASYNC_D2H
+
+
+def _touches_memory(fn) -> bool:
+    """Whether the function allocates, frees or copies asynchronously at all: the path walk of
+    a large host file's other functions finds nothing and costs seconds."""
+    g, _ = build_graph(fn.body)
+    for e in g.ev:
+        if isinstance(e, H.Call) and e.name in _MEMORY_CALLS or isinstance(e, H.Delete):
+            return True
+        if isinstance(e, H.Assign) and e.value is not None and (e.value.kind in ("new", "new[]") or
+                                                              e.value.kind == "call" and e.value.name in ALLOC_RET):
+            return True
+    return False
 
 
 def analyze_file(ctx):
