@@ -7,7 +7,7 @@ and a deadlocked barrier never returns, so neither may happen in the linter's ow
 It compiles the device-only view with CuPy (``RawModule``, NVRTC, ``-lineinfo``), allocates the
 planned buffers from a memory pool capped at ``mem_limit`` bytes, fills them with non-zero random
 data made on the host (no CuPy kernels run, so the tools see the user's kernel alone; index
-buffers get small multiples of 16), launches the kernel ``runs`` times from the same initial data,
+buffers of vector accesses get multiples of 16), launches the kernel ``runs`` times from the same initial data,
 and writes a JSON result: compile log, the CUDA error of the launch if any, a digest of every
 buffer after the first run, and with ``diff`` in the plan (differential evidence) how far each
 later run's buffers are from the first run's: integers exactly, floats by relative difference
@@ -27,7 +27,7 @@ import time
 def _fill(np, rng, dtype: str, nbytes: int, fill: str = "random"):
     if fill == "index" and dtype[:1] in "iu":
         size = int(dtype[1:])
-        a = (16 * rng.integers(1, 4, size=nbytes // size)).astype("<" + dtype)
+        a = (16 * rng.integers(1, 8, size=nbytes // size)).astype("<" + dtype)
     elif dtype in ("f4", "f8", "f2"):
         n = nbytes // int(dtype[1:])
         a = rng.uniform(0.5, 2.0, size=n).astype("<" + dtype)

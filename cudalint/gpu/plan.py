@@ -17,7 +17,7 @@ tested on any machine:
   constants are evaluated), else values that make typical guards true; device buffers sized by a z3
   bound on every byte offset the kernel can touch at that geometry (a generous heuristic where the
   offset is data-dependent), filled with non-zero random data in the child; integer buffers whose
-  values the kernel uses as offsets (:func:`index_buffers`) get small multiples of 16 instead.
+  values offset a vector access (:func:`index_buffers`) get small multiples of 16 instead.
 
 The override comment, anywhere inside the kernel or on the three lines above its header::
 
@@ -564,7 +564,7 @@ class Arg:
     value: float | int | None = None  # scalars
     nbytes: int = 0  # buffers
     source: str = ""  # why this value / size
-    fill: str = "random"  # buffers: "random" values, or "index" (small multiples of 16)
+    fill: str = "random"  # buffers: "random" values, or "index" (multiples of 16, see index_buffers)
 
     def describe(self) -> str:
         if self.kind == "buffer":
@@ -676,12 +676,13 @@ def synthesize_args(params: list[Param], geom: Geometry, source: str, kernel=Non
 
 
 def index_buffers(kernel) -> set[str]:
-    """Arrays whose loaded values (or atomics' returned old values) reach an access offset.
+    """Arrays whose loaded values (or atomics' returned old values) reach the offset of a wider
+    access than the array's element (``*reinterpret_cast<const float4*>(in + idx[i])``).
 
-    Random data there would invent faults (a misaligned ``in + idx[i]``), so the child fills them
-    with small multiples of 16: in range of any synthesised buffer, and aligned for every vector
-    width. The frontend names such a value ``ARRAY@LINE#n`` (a load) or ``atomicAdd@LINE#n`` (the
-    atomic access at LINE)."""
+    Random data there would invent misalignment, so the child fills them with multiples of 16 (16
+    to 112): aligned for every vector width and as small as random data. Indices of element-wide
+    accesses keep random data: ``p + i`` keeps ``p``'s alignment. The frontend names such a value
+    ``ARRAY@LINE#n`` (a load) or ``atomicAdd@LINE#n`` (the atomic access at LINE)."""
     from cudalint.model import Access, syms
     accesses = [e for e in getattr(kernel, "events", ()) if isinstance(e, Access)]
     atomics: dict[int, set] = {}
@@ -690,6 +691,8 @@ def index_buffers(kernel) -> set[str]:
             atomics.setdefault(a.loc.line, set()).add(a.array.name)
     out: set[str] = set()
     for a in accesses:
+        if a.align <= a.array.elem_align:
+            continue
         for s in syms(a.offset):
             if s.origin != "value" or "@" not in s.name:
                 continue

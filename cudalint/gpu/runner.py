@@ -475,6 +475,11 @@ def _differential(f: Finding, job: KernelJob) -> Confirmation:
         else:
             within.append(f"`{name}` by at most {c['max_rel']:.2g} relative (<= {FLOAT_RTOL[dt]:g})")
     head = f"{runs} runs from identical inputs"
+    if beyond and job.peers(f):  # outputs are kernel-level: any racy line of the kernel changes them
+        return Confirmation("unsupported", "differential-runs",
+                            f"{head}: results differ ({'; '.join(beyond)}), but differential runs cannot single "
+                            f"out line {f.line}: the static pass also flags line(s) "
+                            f"{', '.join(map(str, job.peers(f)))} of this kernel ({_geom_text(job)})")
     if beyond:
         return Confirmation("confirmed", "differential-runs",
                             f"{head}: results differ from the first run's ({'; '.join(beyond)}; {_geom_text(job)})")
