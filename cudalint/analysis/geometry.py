@@ -88,6 +88,9 @@ def tried_blocks(g: Geometry) -> list[Geometry]:
         block = tuple(v if k is None else k for k, v in zip(known, shape))
         if block[0] * block[1] * block[2] <= g.max_threads and all(o.block != block for o in out):
             out.append(Geometry(block, g.grid, g.source, g.max_threads, tried=True))
+    if not out and known[1] is not None and known[2] is not None:  # a small __launch_bounds__
+        x = 1 << (g.max_threads // (known[1] * known[2])).bit_length() - 1
+        out.append(Geometry((x, known[1], known[2]), g.grid, g.source, g.max_threads, tried=True))
     return out or [g]
 
 
@@ -157,6 +160,9 @@ class Thread:
             dims = self.geom.block if s.name.startswith("blockDim") else self.geom.grid
             if dims and dims[AXES.index(s.name[-1])] is not None:
                 return self.num(dims[AXES.index(s.name[-1])])
+            if self.generic is not None and s.name.startswith("gridDim."):
+                # an open grid size is derived from the problem size: generic, as arguments are
+                return self.num(generic_value(s.name, self.generic))
             return self.fresh(s.name)
         if self.generic is not None and s.scope == UNIFORM and s.origin in ("param", "value"):
             return self.num(HUGE if s.name == self.huge else generic_value(s.name, self.generic))

@@ -3,6 +3,7 @@ host functions and diagnostics. The only place that decides what in a TU belongs
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -16,7 +17,7 @@ from cudalint.model import FileModel, Launch, Loc
 
 _CONFIG_CALLS = {"__cudaPushCallConfiguration", "cudaConfigureCall"}
 _BLOCK_DIM_COMMENT = re.compile(r"cudalint:\s*block-dim\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)")
-_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*(\d+)")
+_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*([^,()]+)")
 _SCOPES = {K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL, K.CLASS_DECL, K.STRUCT_DECL,
            K.CLASS_TEMPLATE}
 _FUNCS = {K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR}
@@ -190,8 +191,9 @@ def _launch_bounds(src, fn):
     start = fn.extent.start.line
     for ln in range(start, min(start + 4, len(src.lines) + 1)):
         m = _LAUNCH_BOUNDS.search(src.lines[ln - 1])
-        if m:
-            return int(m.group(1))
+        if m:  # a literal or a product of literals; a macro (`8*WARP_SIZE`) stays unknown
+            factors = [f.strip() for f in m.group(1).split("*")]
+            return math.prod(int(f) for f in factors) if all(f.isdigit() for f in factors) else None
         if "{" in src.lines[ln - 1]:
             break
     return None
