@@ -229,6 +229,17 @@ def test_judge_misaligned_memcheck_line():
     assert masked.status == "unsupported" and "line 7" in masked.detail
 
 
+def test_judge_misaligned_falls_back_to_the_optimised_build():
+    # the -G build ran clean (its 8-byte access split in two); the optimised build faulted at line 7
+    out = (DATA / "memcheck_vec4_probe.txt").read_text()
+    job = _job({"plain": _run("plain"), "memcheck": _run("memcheck", "========= ERROR SUMMARY: 0 errors\n"),
+                "memcheck-optimised": _run("memcheck-optimised", out)})
+    c = runner.judge_misaligned(_f(line=7), job)
+    assert (c.status, c.method) == ("confirmed", "compute-sanitizer memcheck (optimised build)")
+    assert "line 7" in c.detail and "-G build did not fault" in c.detail
+    assert runner.judge_misaligned(_f(line=9), job).status == "not-reproduced"
+
+
 def test_judge_misaligned_without_sanitizer():
     job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"})})
     assert runner.judge_misaligned(_f(), job).status == "confirmed"

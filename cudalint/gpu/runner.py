@@ -282,7 +282,7 @@ def _tool_plan(job: KernelJob, findings, tl: dict) -> list[str]:
     out = ["plain"]
     cs = tl.get("compute-sanitizer")
     if "misaligned-access" in cats and cs:
-        out.append("memcheck")
+        out += ["memcheck", "memcheck-optimised"]
     if "data-race" in cats:
         if cs and any(not _is_global_race(f) for f in fs):
             out.append("racecheck")
@@ -309,13 +309,15 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
                          "rtol": FLOAT_RTOL}
         elif step in ("ncu", "ncu-kernel"):
             p["runs"] = 1
+        elif step == "memcheck-optimised":  # -G splits some 8-byte accesses into narrower ones
+            p["options"] = [o for o in plan["options"] if o != "-G"]
         (wd / f"{step}.plan.json").write_text(json.dumps(p))
         out = wd / f"{step}.out.json"
         child = [python, str(CHILD), str(wd / f"{step}.plan.json"), str(out)]
         cs = tl.get("compute-sanitizer")
         if step in ("plain", "plain-diff"):
             cmd = child
-        elif step == "memcheck":
+        elif step in ("memcheck", "memcheck-optimised"):
             cmd = [cs, "--tool", "memcheck", "--print-limit", "64", *child]
         elif step == "racecheck":
             cmd = [cs, "--tool", "racecheck", "--print-limit", "64", *child]
@@ -396,6 +398,24 @@ def _basic_problem(job: KernelJob, launch_errors_count: bool = False) -> Confirm
 
 
 def judge_misaligned(f: Finding, job: KernelJob) -> Confirmation:
+    """From the debug build (each access on its line); where that does not fault, from the
+    optimised one, in which an 8-byte access that -G splits in two stays one wide access."""
+    c = _judge_misaligned_debug(f, job)
+    opt = job.runs.get("memcheck-optimised")
+    if c.status != "not-reproduced" or opt is None or opt.timed_out:
+        return c
+    mis = [a for a in ev.parse_memcheck(opt.output) if a.misaligned and
+           _touches((a.location, *getattr(a, "device_frames", ())), f.line)]
+    if not mis:
+        return c
+    a = mis[0]
+    return Confirmation("confirmed", "compute-sanitizer memcheck (optimised build)",
+                        f"misaligned {a.address_space} {a.access} of {a.size} bytes at line {f.line}"
+                        f"{f' by thread {a.thread} in block {a.block}' if a.thread else ''} ({len(mis)} report(s); "
+                        f"the -G build did not fault here; {_geom_text(job)})")
+
+
+def _judge_misaligned_debug(f: Finding, job: KernelJob) -> Confirmation:
     bad = _basic_problem(job)
     if bad:
         return bad
@@ -550,9 +570,11 @@ def judge_barrier(f: Finding, job: KernelJob) -> Confirmation:
         return Confirmation("confirmed", "hang", f"synccheck run hung and was killed after {sc.seconds:.0f} s")
     reps = ev.parse_synccheck(sc.output)
     other = sorted({s.line for s in reps if s.line})
+    exited = "" if reps else ("; on sm_70 and later threads that have exited count as arrived at a barrier, so a "
+                              "barrier skipped only by threads that then exit shows no error")
     return Confirmation("not-reproduced", "compute-sanitizer synccheck",
                         f"{len(reps)} barrier report(s), none at line {f.line}" + (f" (lines {other})" if other else "")
-                        + f"; {_launch_summary(job)} ({_geom_text(job)})")
+                        + f"; {_launch_summary(job)} ({_geom_text(job)}){exited}")
 
 
 def _direction(f: Finding) -> set:
