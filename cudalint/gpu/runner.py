@@ -404,7 +404,10 @@ def judge_misaligned(f: Finding, job: KernelJob) -> Confirmation:
     opt = job.runs.get("memcheck-optimised")
     if c.status != "not-reproduced" or opt is None or opt.timed_out:
         return c
-    mis = [a for a in ev.parse_memcheck(opt.output) if a.misaligned and
+    # optimised code may name a neighbouring line: a store's line blamed for a load is not taken
+    kinds = {"ld": "read", "st": "write"}
+    wanted = {kinds[d] for d in _direction(f)}
+    mis = [a for a in ev.parse_memcheck(opt.output) if a.misaligned and a.access in wanted and
            _touches((a.location, *getattr(a, "device_frames", ())), f.line)]
     if not mis:
         return c

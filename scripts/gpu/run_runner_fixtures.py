@@ -42,6 +42,7 @@ def main(argv=None) -> int:
     from cudalint.frontend.tu import build_model
     from cudalint.gpu import evidence as ev
     from cudalint.gpu import runner
+    from cudalint.model import Access
     from cudalint.registry import all_rules
     from cudalint.settings import Settings
 
@@ -88,8 +89,12 @@ def main(argv=None) -> int:
             if not ks:
                 continue
             rule = rules[m.code]
+            # the line's loads and stores, as a real finding names them (judges read the direction)
+            kinds = {e.kind for e in ks[0].events if isinstance(e, Access) and e.loc.line == m.line}
+            verbs = " and ".join(v for k, v in (("read", "load"), ("write", "store")) if k in kinds)
             findings.append(Finding(rule.code, rule.name, rule.category, rule.severity, r.path, m.line, 1, m.line, 1,
-                                    f"probe of a must-stay-clean line ({rule.category})", kernel=ks[0].name))
+                                    f"probe of a must-stay-clean line ({rule.category}{'; ' + verbs if verbs else ''})",
+                                    kernel=ks[0].name))
             roles.append(("ok", m.line, m.code))
     real = [f for f in findings if f is not None]
     keep = tempfile.mkdtemp(prefix="runner-raw-")
