@@ -90,20 +90,19 @@ def _conflicting(a: Access, b: Access) -> bool:
     return True
 
 
-def _data_dependent(acc: Access) -> bool:
-    return any(s.origin == "value" and s.scope == THREAD for s in syms(acc.offset))
+def _data_dependent(acc: Access, scope: int = THREAD) -> bool:
+    """The offset depends on values loaded or computed opaquely per thread (or per block)."""
+    return any(s.origin == "value" and s.scope >= scope for s in syms(acc.offset))
 
 
-def _global_candidate(kernel: Kernel, a: Access, b: Access) -> bool:
+def _global_candidate(kernel: Kernel, a: Access, b: Access, scope: int = THREAD) -> bool:
     """Global accesses at data-dependent addresses race only as a read-modify-write (`if (d[v] >
-    x) d[v] = x`): a scatter through an index array is presumed a permutation."""
-    if not (_data_dependent(a) or _data_dependent(b)):
+    x) d[v] = x`): a scatter through an index array is presumed a permutation. Across blocks,
+    values each block computes opaquely (`fast_div_modulo(blockIdx.x, n)`) count as data too."""
+    if not (_data_dependent(a, scope) or _data_dependent(b, scope)):
         return True
-    for w in (a, b):
-        if w.kind == "write" and any(isinstance(r, Access) and r.kind == "read" and r.array == w.array
-                                     and r.offset == w.offset for r in kernel.events):
-            return True
-    return False
+    return any(w.kind == "write" and any(isinstance(r, Access) and r.kind == "read" and r.array == w.array
+                                         and r.offset == w.offset for r in kernel.events) for w in (a, b))
 
 
 def _check_pair(kernel, i, j, geom, block_iv, warp_iv, timeout, ctx, memo):
@@ -124,9 +123,11 @@ def _check_pair(kernel, i, j, geom, block_iv, warp_iv, timeout, ctx, memo):
             if r:
                 return r
         return None
-    r = _solve(kernel, Pairing(i, j, tuple((lid, ANY) for lid in a.loops)), geom, "grid", timeout, ctx, memo)
-    if r:
-        return r
+    b = kernel.events[j]
+    if _global_candidate(kernel, a, b, BLOCK):
+        r = _solve(kernel, Pairing(i, j, tuple((lid, ANY) for lid in a.loops)), geom, "grid", timeout, ctx, memo)
+        if r:
+            return r
     for p in block_iv.pairings(i, j):
         r = _solve(kernel, p, geom, "global-block", timeout, ctx, memo)
         if r:
