@@ -33,9 +33,10 @@ and replace early returns before a barrier by a guard around the work.
 
 ## GPU confirmation
 `compute-sanitizer --tool synccheck` reports "Barrier error detected. Divergent thread(s) in
-block" (or "Invalid arguments" for a bad `__syncwarp` mask). On sm_90 threads that exit count as
-arrived, so a barrier skipped only by exited threads is not reported there: `--confirm` says
-`not-reproduced` for those.
+block" (or "Invalid arguments" for a bad `__syncwarp` mask). On sm_70 and later threads that
+exit count as arrived, so a barrier skipped only by threads that then exit is not reported there;
+the message says when that is the case (the skipping thread reaches no later barrier), and
+`--confirm` says `unsupported` for those.
 """
 
 from __future__ import annotations
@@ -56,8 +57,12 @@ def check(ctx):
                 msg = (f"divergent barrier `{b.text}`: {d.reaches} reaches it but {d.misses} of the same "
                        f"{'block' if b.kind == 'block' else 'warp'} does not ({d.geometry.describe()}); "
                        f"move the barrier out of the thread-dependent branch, loop or early return")
+                if d.skipper_exits:
+                    msg += ("; the threads that skip it reach no later barrier and exit, which sm_70 and later "
+                            "count as arriving (no hang there), but CUDA leaves it undefined")
             related = [Related(v.path, v.line, v.column, "reached through this call") for v in b.via]
-            yield RULE.finding(b.loc, msg, kernel=kernel.name, related=related)
+            props = (("skipping_threads", "exit"),) if d.skipper_exits else ()
+            yield RULE.finding(b.loc, msg, kernel=kernel.name, related=related, properties=props)
 
 
 RULE = make_rule(__doc__, code="CUDA204", name="divergent-barrier", category="barrier-divergence",

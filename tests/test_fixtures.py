@@ -74,3 +74,11 @@ def test_fixture_compiles_with_nvcc(path, tmp_path):
     cmd = ["nvcc", "-c", "-std=c++17", "-arch=sm_90", "-x", "cu", str(path), "-o", str(tmp_path / "out.o")]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_no_exit_note_where_skipping_threads_wait_at_a_later_barrier():
+    """partial_barrier.cu's skipping threads wait at the next barrier (synccheck reports it):
+    the message must not say that they exit."""
+    found = [f for f in findings_for(FIXTURES / "barriers" / "partial_barrier.cu").findings if f.rule == "CUDA204"]
+    assert found
+    assert all("exit" not in f.message and "skipping_threads" not in dict(f.properties) for f in found)

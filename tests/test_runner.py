@@ -364,6 +364,18 @@ def test_judge_barrier_synccheck_and_hang():
     assert c.status == "confirmed" and c.method == "hang"
 
 
+def test_judge_barrier_exiting_skippers_are_unsupported():
+    """No synccheck report: unsupported when the static pass says the skipping threads exit
+    (sm_70+ counts them as arrived), not-reproduced otherwise."""
+    clean = (DATA / "synccheck_race_probe.txt").read_text()
+    job = _job({"plain": _run("plain"), "synccheck": _run("synccheck", clean)})
+    exits = Finding("CUDA204", "x", "barrier-divergence", "error", "f.cu", 15, 1, 15, 1, "m", kernel="k",
+                    properties=(("skipping_threads", "exit"),))
+    c = runner.judge_barrier(exits, job)
+    assert c.status == "unsupported" and "exited threads count as arrived" in c.detail
+    assert runner.judge_barrier(_f(line=15, category="barrier-divergence"), job).status == "not-reproduced"
+
+
 def test_judge_barrier_syncwarp_mask_illegal_instruction():
     """__syncwarp(mask) with lanes outside the mask: the plain launch traps, synccheck names line 16."""
     import json

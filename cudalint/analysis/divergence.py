@@ -20,6 +20,7 @@ class Divergence:
     misses: str  # the thread that does not, or the lane outside the mask
     outside_mask: bool
     geometry: Geometry
+    skipper_exits: bool = False  # the thread that misses it reaches no barrier afterwards
 
 
 def divergences(ctx, kernel: Kernel) -> list[Divergence]:
@@ -77,5 +78,50 @@ def _check(kernel, b: Barrier, geom, timeout, ctx):
         if m is not None:
             m = minimize(s, [t1.linear_id(), t2.linear_id()], m, timeout)
             misses = f"lane {value(m, z3.URem(l1, bv(32)))}" if outside_mask else t2.describe(m)
-            return Divergence(b, t1.describe(m), misses, outside_mask, geom)
+            exits = b.kind == "block" and _reaches_no_later_barrier(kernel, b, geom, m, t2, timeout)
+            return Divergence(b, t1.describe(m), misses, outside_mask, geom, exits)
     return None
+
+
+def _reaches_no_later_barrier(kernel, b: Barrier, geom, m, skipper, timeout) -> bool:
+    """Whether the witness thread that skips `b` (its coordinates and the arguments as in model
+    m) can reach no block barrier afterwards: `b` or an earlier one of its loop in a later
+    iteration, or one after it. It then runs to the end, and on sm_70+ exited threads count as
+    arrived: nothing hangs, and no tool reports it."""
+    events = kernel.events
+    at = events.index(b)
+    pins = [v == m.eval(v, model_completion=True) for v in _pinned(skipper, m)]
+    for n, b2 in enumerate(events):
+        if not isinstance(b2, Barrier) or b2.kind != "block":
+            continue
+        shared = [lid for lid in b2.loops if lid in b.loops]
+        if n <= at and not shared:
+            continue  # before it and in no loop with it: behind the thread already
+        th = Thread(2, geom, THREAD, ints=skipper.ints)
+        try:
+            facts = th.constraints() + [as_bool(th.term(g)) for g in b2.guard]
+        except NeedsBitVectors:
+            return False  # cannot tell: say nothing of exits
+        for lid in b2.loops:
+            it = variable(f"later{lid}", th.ints)
+            facts += loop_definition(kernel.loops[lid], th, it)
+            if lid in shared:  # not an iteration the thread has left behind
+                before = m.eval(variable(f"iter{lid}", th.ints), model_completion=True)
+                facts.append(it > before if n <= at and lid == shared[-1] else it >= before)
+        q = solver(th.ints)
+        q.add(*facts, *th.side, *pins)
+        if check(q, timeout)[0] != "unsat":
+            return False
+    return True
+
+
+def _pinned(th, m) -> list:
+    """The skipping thread's coordinates and every block-wide value of model m (not loop
+    counters, which the later barrier's own iterations decide)."""
+    out = []
+    for d in m.decls():
+        name = d.name()
+        if name.endswith("#1") or name.startswith(("iter", "later")) or "@" in name.split("#")[0]:
+            continue  # the other thread, iteration counters, loop variables (`col@12`)
+        out.append(d())
+    return out

@@ -573,11 +573,14 @@ def judge_barrier(f: Finding, job: KernelJob) -> Confirmation:
         return Confirmation("confirmed", "hang", f"synccheck run hung and was killed after {sc.seconds:.0f} s")
     reps = ev.parse_synccheck(sc.output)
     other = sorted({s.line for s in reps if s.line})
-    exited = "" if reps else ("; on sm_70 and later threads that have exited count as arrived at a barrier, so a "
-                              "barrier skipped only by threads that then exit shows no error")
+    if not reps and dict(f.properties).get("skipping_threads") == "exit":
+        return Confirmation("unsupported", "compute-sanitizer synccheck",
+                            "the threads that skip this barrier exit, and on sm_70 and later exited threads count "
+                            f"as arrived: no tool observes it (0 synccheck reports; {_launch_summary(job)}; "
+                            f"{_geom_text(job)})")
     return Confirmation("not-reproduced", "compute-sanitizer synccheck",
                         f"{len(reps)} barrier report(s), none at line {f.line}" + (f" (lines {other})" if other else "")
-                        + f"; {_launch_summary(job)} ({_geom_text(job)}){exited}")
+                        + f"; {_launch_summary(job)} ({_geom_text(job)})")
 
 
 def _direction(f: Finding) -> set:
