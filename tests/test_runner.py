@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cudalint.findings import Finding, Related
+from cudalint.findings import Finding
 from cudalint.gpu import plan as pl
 from cudalint.gpu import runner
 from cudalint.model import Launch, Loc
@@ -89,7 +89,7 @@ def test_device_view_keeps_lines_and_drops_host_code():
     view, offset = pl.device_view(src, "fixtures/misaligned/saxpy_float4.cu")
     lines, orig = view.split("\n")[offset:], src.split("\n")
     assert len(lines) == len(orig)
-    assert f'#line 1 "saxpy_float4.cu"' in view.split("\n")[offset - 1]
+    assert '#line 1 "saxpy_float4.cu"' in view.split("\n")[offset - 1]
     # kernels verbatim, host code and host headers blanked
     for i, (a, b) in enumerate(zip(orig, lines), start=1):
         assert b in ("", a), i
