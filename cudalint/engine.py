@@ -28,6 +28,13 @@ class FileContext:
             self.cache[key] = compute()
         return self.cache[key]
 
+    def per_access(self, analysis: str, kernel, acc, geom, compute):
+        """compute(), once per file for each access as the analyses see it (its offset, guard,
+        loops and the geometry): template instantiations repeat most accesses unchanged."""
+        key = (analysis, acc.array, acc.offset, acc.guard, acc.width, acc.align, acc.kind, acc.loc,
+               tuple(kernel.loops.get(lid) for lid in acc.loops), geom)
+        return self.shared(key, compute)
+
     def out_of_time(self) -> bool:
         return time.monotonic() > self.deadline
 

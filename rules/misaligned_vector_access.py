@@ -54,7 +54,8 @@ def check(ctx):
                 if ctx.out_of_time():
                     ctx.skipped.append((f"CUDA101 {kernel.name} line {acc.loc.line}", "file budget spent"))
                     return
-                status, w = alignment.find(kernel, acc, geom, settings.solver_timeout_ms)
+                status, w = ctx.per_access("alignment", kernel, acc, geom,
+                                           lambda: alignment.find(kernel, acc, geom, settings.solver_timeout_ms))
                 if status == "unknown":
                     ctx.skipped.append((f"CUDA101 {kernel.name} line {acc.loc.line}", "solver gave no answer"))
                 if w is None:

@@ -127,7 +127,8 @@ def check(ctx):
                 if ctx.out_of_time():
                     ctx.skipped.append((f"CUDA301 {kernel.name} line {acc.loc.line}", "file budget spent"))
                     return
-                res = banks.analyze(kernel, acc, geom, settings.solver_timeout_ms)
+                res = ctx.per_access("banks", kernel, acc, geom,
+                                     lambda: banks.analyze(kernel, acc, geom, settings.solver_timeout_ms))
                 if res.status == "skipped":
                     ctx.skipped.append((f"CUDA301 {kernel.name} line {acc.loc.line}", res.reason))
                     continue
