@@ -57,11 +57,6 @@ def div(a, n: int):
     return a / n if z3.is_int(a) else z3.UDiv(a, bv(n))
 
 
-def rem(a, n: int):
-    """a % n for a >= 0 and a constant n > 0, in either encoding."""
-    return a % n if z3.is_int(a) else z3.URem(a, bv(n))
-
-
 def to_z3(e, var: Callable[[Sym], z3.ExprRef], side: list | None = None, ints: bool = False):
     """The z3 term of expression `e`; `var` maps each Sym to the z3 variable of one thread (of
     the sort `ints` chooses). With `side`, no-overflow conditions of its arithmetic are appended
