@@ -280,6 +280,35 @@ def test_judge_global_race_differential():
     assert c.status == "unsupported" and "line(s) 14" in c.detail
 
 
+def test_atomic_variant_rewrites_one_read_modify_write():
+    view = "#line 1 \"f.cu\"\n__global__ void k(unsigned* c, float* t, float v) {\n    *c += 1;   // x\n" \
+           "    t[2] -= v;\n    c[1]++;\n    float s = 0; s += v;\n    t[f(1)] += v;\n}\n"
+    # source line L is view line offset + L - 1 (the #line directive comes first)
+    assert pl.atomic_variant(view, 1, 2).split("\n")[2] == "    atomicAdd(&(*c), 1);   // x"
+    assert pl.atomic_variant(view, 1, 3).split("\n")[3] == "    atomicAdd(&(t[2]), -(v));"
+    assert pl.atomic_variant(view, 1, 4).split("\n")[4] == "    atomicAdd(&(c[1]), 1);"
+    assert pl.atomic_variant(view, 1, 5) is None  # a local: nothing shared
+    assert pl.atomic_variant(view, 1, 6) is None  # a call in the subscript: not rewritten
+    assert pl.atomic_variant(view, 1, 99) is None
+
+
+def test_judge_global_race_by_atomic_variant():
+    """Every run loses the same updates (a warp's lanes all add to one counter): the runs agree,
+    the atomic variant does not."""
+    plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "count", "dtype": "u4"}]}
+    f = _f(line=26, category="data-race", rule="CUDA203", message="global race")
+    result = {"runs": 64, "compare": [_cmp(), _cmp()],
+              "variant": {"compiled": True, "buffers": [None, {"max_rel": None, "elements": 1, "beyond": True}]}}
+    job = _job({"plain-diff": _run("plain-diff", result=result)}, plan)
+    job.variant_line = 26
+    c = runner.judge_race(f, job)
+    assert (c.status, c.method) == ("confirmed", "atomic-variant") and "`count`" in c.detail
+    job.variant_line = 30  # the variant rewrote another line
+    assert runner.judge_race(f, job).status == "not-reproduced"
+    job.variant_line, job.lines = 26, {"data-race": {26, 14}}  # another race could change `count`
+    assert runner.judge_race(f, job).status == "not-reproduced"
+
+
 def test_judge_float_reordering_is_no_race():
     plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "total", "dtype": "f4"}]}
     f = _f(category="data-race", rule="CUDA203", message="global race")

@@ -11,7 +11,9 @@ buffers of vector accesses get multiples of 16), launches the kernel ``runs`` ti
 and writes a JSON result: compile log, the CUDA error of the launch if any, a digest of every
 buffer after the first run, and with ``diff`` in the plan (differential evidence) how far each
 later run's buffers are from the first run's: integers exactly, floats by relative difference
-against ``diff.rtol`` (atomics add floats in a different order each run).
+against ``diff.rtol`` (atomics add floats in a different order each run). With
+``variant_source``, the kernel with its racy read-modify-write made atomic runs once from the
+same inputs, and its buffers are compared with the first run's the same way.
 
 Standard library, NumPy and CuPy only: it is loaded by path and imports nothing from cudalint.
 """
@@ -91,6 +93,36 @@ def _record(np, compare, args, first, now, rtol) -> None:
             c["max_rel"] = max(c["max_rel"] or 0.0, d["max_rel"])
 
 
+def _arguments(np, plan, bufs, init) -> list:
+    """The launch's arguments, every buffer reset to the initial data."""
+    args = []
+    for a, b, h in zip(plan["args"], bufs, init):
+        if a["kind"] == "buffer":
+            b.set(h)
+            args.append(b)
+        else:
+            args.append(_scalar(np, a["dtype"], a["value"]))
+    return args
+
+
+def _variant(cupy, np, plan, bufs, init, first, shared: int, rtol: dict) -> dict:
+    """The kernel with its racy read-modify-write made atomic, run once from the same inputs:
+    per buffer, how far its result is from the first run's (None: identical)."""
+    try:
+        mod = cupy.RawModule(code=plan["variant_source"], options=tuple(plan["options"]),
+                             name_expressions=plan["name_expressions"])
+        fn = mod.get_function(plan["kernel"])
+    except Exception as exc:
+        return {"compiled": False, "log": str(exc)[-1000:]}
+    if shared > 48 * 1024:
+        fn.max_dynamic_shared_size_bytes = shared
+    fn(tuple(plan["grid"]), tuple(plan["block"]), tuple(_arguments(np, plan, bufs, init)), shared_mem=shared)
+    cupy.cuda.runtime.deviceSynchronize()
+    now = [b.get() if b is not None else None for b in bufs]
+    return {"compiled": True, "buffers": [None if h0 is None else _compare(np, h0, h1, a["dtype"], rtol)
+                                          for a, h0, h1 in zip(plan["args"], first, now)]}
+
+
 def main(argv) -> int:
     plan_path, out_path = argv[1], argv[2]
     with open(plan_path) as fh:
@@ -141,13 +173,7 @@ def main(argv) -> int:
         res["compare"] = [None if b is None else {"runs_differ": 0, "runs_beyond": 0, "max_rel": None, "elements": 0}
                           for b in bufs] if diff else None
         for r in range(int(diff.get("max_runs") or plan.get("runs", 1))):
-            args = []
-            for a, b, h in zip(plan["args"], bufs, init):
-                if a["kind"] == "buffer":
-                    b.set(h)
-                    args.append(b)
-                else:
-                    args.append(_scalar(np, a["dtype"], a["value"]))
+            args = _arguments(np, plan, bufs, init)
             cupy.cuda.runtime.deviceSynchronize()
             t1 = time.monotonic()
             fn(tuple(plan["grid"]), tuple(plan["block"]), tuple(args), shared_mem=shared)
@@ -166,6 +192,8 @@ def main(argv) -> int:
                 break  # a difference beyond rounding: the race is shown
             if diff and r + 1 >= int(diff.get("min_runs", 2)) and time.monotonic() - t_start > float(diff.get("seconds", 10)):
                 break
+        if plan.get("variant_source") and first is not None:
+            res["variant"] = _variant(cupy, np, plan, bufs, init, first, shared, diff.get("rtol") or {})
     except Exception as exc:
         text = str(exc)
         name = None

@@ -182,6 +182,36 @@ def device_view(source: str, path: str = "input.cu", defines: tuple = ()) -> tup
 # ----------------------------------------------------------------------------- signatures
 
 
+_LVALUE = r"(?:\*\s*)?[A-Za-z_]\w*(?:\s*(?:\[[^\[\];()]*\]|(?:\.|->)\s*\w+))*"
+_RMW = re.compile(rf"(?P<lhs>{_LVALUE})\s*(?P<op>[+-])=\s*(?P<rhs>[^;]+);")
+_INCDEC = re.compile(rf"(?:(?P<pre>\+\+|--)\s*(?P<lhs1>{_LVALUE})|(?P<lhs2>{_LVALUE})\s*(?P<post>\+\+|--))\s*;")
+
+
+def atomic_variant(view: str, offset: int, line: int) -> str | None:
+    """The device view with the read-modify-write on source line `line` (`x += v`, `x -= v`,
+    `x++`, `--x`) made an atomicAdd, or None when the line holds none that is plain to rewrite.
+    Run beside the original, a lost update shows as a different result even when every run of
+    the racy kernel loses the same updates (a warp's lanes all adding to one counter)."""
+    lines = view.split("\n")
+    k = offset + line - 1
+    if not 0 <= k < len(lines):
+        return None
+    text = lines[k]
+    m = _RMW.search(text)
+    if m:
+        lhs, amount = m["lhs"], m["rhs"].strip() if m["op"] == "+" else f"-({m['rhs'].strip()})"
+    else:
+        m = _INCDEC.search(text)
+        if not m:
+            return None
+        lhs, amount = m["lhs1"] or m["lhs2"], "1" if "+" in (m["pre"] or m["post"]) else "-1"
+    if not any(c in lhs for c in "*[>"):
+        return None  # a local variable: nothing shared to update atomically
+    new = f"atomicAdd(&({lhs.strip()}), {amount});"
+    lines[k] = text[:m.start()] + new + text[m.end():]
+    return "\n".join(lines)
+
+
 def _split_top(s: str, sep: str = ",") -> list[str]:
     out, depth, cur = [], 0, []
     for ch in s:

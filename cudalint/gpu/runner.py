@@ -163,6 +163,7 @@ class KernelJob:
     runs: dict = field(default_factory=dict)  # tool -> Run
     lines_offset: int = 0
     lines: dict = field(default_factory=dict)  # category -> lines of this job's findings
+    variant_line: int | None = None  # the line made atomic in the differential step's variant
 
     def peers(self, f: Finding) -> list[int]:
         """Other lines of the kernel that the static pass flags for the same category."""
@@ -307,6 +308,11 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
             n = plan.get("runs_override")
             p["diff"] = {"min_runs": n or DIFF_MIN_RUNS, "max_runs": n or DIFF_MAX_RUNS, "seconds": DIFF_SECONDS,
                          "rtol": FLOAT_RTOL}
+            for f in (findings[i] for i in job.findings if _is_global_race(findings[i])):
+                variant = pl.atomic_variant(plan["source"], job.lines_offset, f.line)
+                if variant:
+                    p["variant_source"], job.variant_line = variant, f.line
+                    break
         elif step in ("ncu", "ncu-kernel"):
             p["runs"] = 1
         elif step == "memcheck-optimised":  # -G splits some 8-byte accesses into narrower ones
@@ -506,6 +512,13 @@ def _differential(f: Finding, job: KernelJob) -> Confirmation:
     if beyond:
         return Confirmation("confirmed", "differential-runs",
                             f"{head}: results differ from the first run's ({'; '.join(beyond)}; {_geom_text(job)})")
+    variant = r.result.get("variant") or {}
+    changed = [f"`{name}`" for name, d in zip(names, variant.get("buffers") or []) if d and d["beyond"]]
+    if changed and job.variant_line == f.line and not job.peers(f):
+        return Confirmation("confirmed", "atomic-variant",
+                            f"{head} agree with each other, but not with the same kernel with line {f.line} made "
+                            f"an atomicAdd ({', '.join(changed)} differ): the plain read-modify-write loses "
+                            f"updates, the same ones every run ({_geom_text(job)})")
     if within:
         return Confirmation("not-reproduced", "differential-runs",
                             f"{head} differ only by float rounding ({'; '.join(within)}): the order of "
