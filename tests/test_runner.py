@@ -521,3 +521,41 @@ def test_a_failed_launch_is_no_evidence_against_a_race():
     job = _job({"plain": _run("plain", result={"error": "cudaErrorIllegalAddress"}), "racecheck": _run("racecheck", "")})
     c = runner.judge_race(_f(category="data-race", rule="CUDA201", message="shared race"), job)
     assert c.status == "error" and "cudaErrorIllegalAddress" in c.detail
+
+
+def test_child_runs_the_atomic_variant_beside_the_kernel():
+    """_variant with a stand-in for CuPy: the variant's result is compared with the first run's,
+    and a failing variant reports its error instead of raising."""
+    np = pytest.importorskip("numpy")
+    child = _child()
+
+    class Buf:
+        def __init__(self, n):
+            self.a = np.zeros(n, dtype="u1")
+
+        def set(self, h):
+            self.a = h.copy()
+
+        def get(self):
+            return self.a.copy()
+
+    class Module:
+        def __init__(self, code, options, name_expressions):
+            self.code = code
+
+        def get_function(self, name):
+            def launch(grid, block, args, shared_mem=0):
+                if "boom" in self.code:
+                    raise RuntimeError("cudaErrorIllegalAddress")
+                args[0].a = np.array([8 if "atomicAdd" in self.code else 1, 0, 0, 0], dtype="u1")
+            return launch
+
+    cupy = type("cupy", (), {"RawModule": Module,
+                             "cuda": type("cuda", (), {"runtime": type("rt", (), {"deviceSynchronize": staticmethod(lambda: None)})})})
+    plan = {"variant_source": "atomicAdd(&(*c), 1);", "options": [], "name_expressions": ["k"], "kernel": "k",
+            "grid": [1, 1, 1], "block": [32, 1, 1], "args": [{"kind": "buffer", "dtype": "u4", "name": "c"}]}
+    init, first = [np.zeros(4, dtype="u1")], [np.array([1, 0, 0, 0], dtype="u1")]
+    out = child._variant(cupy, np, plan, [Buf(4)], init, first, 0, {})
+    assert out["compiled"] and out["buffers"][0]["beyond"] and out["buffers"][0]["max_rel"] is None
+    failing = child._variant(cupy, np, dict(plan, variant_source="boom"), [Buf(4)], init, first, 0, {})
+    assert failing["compiled"] and "IllegalAddress" in failing["error"]
