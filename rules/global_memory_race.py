@@ -26,7 +26,10 @@ __global__ void sum(const float* x, float* out, int n) {
 
 ## GPU confirmation
 `--confirm` runs the kernel repeatedly on the same input and reports the race as confirmed when
-the outputs differ between runs.
+the outputs differ between runs (floats beyond rounding), or, for a read-modify-write line, when
+they differ from the same kernel with that line made an `atomicAdd` (lost updates that are the
+same every run). Outputs are kernel-level: when the static pass flags another race line of the
+kernel, a difference is `unsupported` for this one.
 """
 
 from __future__ import annotations
