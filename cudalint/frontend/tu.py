@@ -71,8 +71,8 @@ def build_model(parsed: Parsed) -> FileModel:
             host_fns.append(fn)
     launches, instantiations = [], {}
     for fn in host_fns + kernels + device_fns:
-        for call in _walk_calls(fn):
-            launch = _launch(call, src)
+        for call, cases in _walk_calls(fn):
+            launch = _launch(call, src, cases)
             if launch is None:
                 continue
             launches.append(launch[0])
@@ -112,13 +112,36 @@ def _functions(cursor, src):
             yield from _functions(c, src)
 
 
-def _walk_calls(fn):
-    for n in fn.walk_preorder():
-        if n.kind == K.CALL_EXPR:
-            yield n
+def _walk_calls(node, cases=None):
+    """(call, cases) for every call under node; `cases` maps a variable (its declaration's hash)
+    to its value inside `switch (v) { case 6: … }` — launches dispatched on a block size."""
+    cases = cases or {}
+    kids = list(node.get_children())
+    if node.kind == K.SWITCH_STMT and len(kids) == 2 and kids[1].kind == K.COMPOUND_STMT:
+        var = _switched_variable(kids[0])
+        yield from _walk_calls(kids[0], cases)
+        bound = cases
+        for stmt in kids[1].get_children():
+            if stmt.kind in (K.CASE_STMT, K.DEFAULT_STMT):
+                value = const_int(next(stmt.get_children())) if stmt.kind == K.CASE_STMT else None
+                bound = {**cases, var: value} if var is not None and value is not None else cases
+            yield from _walk_calls(stmt, bound)
+        return
+    if node.kind == K.CALL_EXPR:
+        yield node, cases
+    for k in kids:
+        yield from _walk_calls(k, cases)
 
 
-def _launch(call, src):
+def _switched_variable(cond):
+    """The declaration hash of `v` in `switch (v)`, else None."""
+    while cond.kind == K.UNEXPOSED_EXPR and len(list(cond.get_children())) == 1:
+        cond = next(cond.get_children())
+    ref = cond.referenced if cond.kind == K.DECL_REF_EXPR else None
+    return ref.hash if ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL) else None
+
+
+def _launch(call, src, cases=None):
     """(Launch, instantiation cursor) for a `k<<<...>>>(...)` call, else None."""
     kids = list(call.get_children())
     config = next((ch for ch in kids if ch.kind == K.CALL_EXPR and ch.spelling in _CONFIG_CALLS), None)
@@ -126,8 +149,8 @@ def _launch(call, src):
         return None
     ref = call.referenced
     cfg_args = list(config.get_arguments())
-    grid = _dim3(cfg_args[0]) if len(cfg_args) > 0 else None
-    block = _dim3(cfg_args[1]) if len(cfg_args) > 1 else None
+    grid = _dim3(cfg_args[0], cases) if len(cfg_args) > 0 else None
+    block = _dim3(cfg_args[1], cases) if len(cfg_args) > 1 else None
     shmem = _int_or_default(cfg_args[2], 0) if len(cfg_args) > 2 else 0
     targs = _template_args(ref) if ref is not None else ()
     launch = Launch(kernel=call.spelling, kernel_usr=ref.get_usr() if ref is not None else "",
@@ -136,20 +159,27 @@ def _launch(call, src):
     return launch, (ref if ref is not None and targs else None)
 
 
-def _int_or_default(c, default):
+def _int_or_default(c, default, cases=None):
     if c.extent.start.file is None:
         return default
-    return const_int(c)
+    value = const_int(c)
+    if value is None and cases:
+        while c.kind == K.UNEXPOSED_EXPR and len(list(c.get_children())) == 1:
+            c = next(c.get_children())
+        ref = c.referenced if c.kind == K.DECL_REF_EXPR else None
+        value = cases.get(ref.hash) if ref is not None else None
+    return value
 
 
-def _dim3(c):
-    """(x, y, z) of a dim3 or integer launch argument; a component is None when not constant.
-    A plain integer means (n, 1, 1) even when n is unknown."""
+def _dim3(c, cases=None):
+    """(x, y, z) of a dim3 or integer launch argument; a component is None when not constant
+    (`cases`: values of switched variables, see _walk_calls). A plain integer means (n, 1, 1)
+    even when n is unknown."""
     while c.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CALL_EXPR, K.CSTYLE_CAST_EXPR):
         kids = [k for k in c.get_children() if k.kind != K.TYPE_REF]
         if c.kind == K.CALL_EXPR and c.spelling == "dim3" and len(kids) >= 1 and \
                 not (len(kids) == 1 and kids[0].type.spelling.replace("const ", "") in ("dim3", "uint3")):
-            vals = [_int_or_default(k, 1) for k in kids]
+            vals = [_int_or_default(k, 1, cases) for k in kids]
             return tuple((vals + [1, 1, 1])[:3])
         if len(kids) != 1:
             break
@@ -158,9 +188,9 @@ def _dim3(c):
         ref = c.referenced if c.kind == K.DECL_REF_EXPR else None
         if ref is not None and ref.kind == K.VAR_DECL:
             inits = [k for k in ref.get_children() if k.kind != K.TYPE_REF]
-            return _dim3(inits[-1]) if inits else (1, 1, 1)
+            return _dim3(inits[-1], cases) if inits else (1, 1, 1)
         return (None, None, None)
-    return (const_int(c), 1, 1)
+    return (_int_or_default(c, None, cases), 1, 1)
 
 
 def _template_args(fn):
