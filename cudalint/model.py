@@ -171,6 +171,8 @@ class Launch:
     shared_bytes: int | None
     loc: Loc
     args_text: tuple[str, ...]
+    block_args: tuple = ()  # per axis, the index of the kernel argument that passes the same
+    # variable as that block component (`dim3 b(32, k); f<<<g, b>>>(x, k)`), else None
 
 
 # ---------------------------------------------------------------------------- host side

@@ -3,7 +3,7 @@ and the z3 variables and constraints of one thread under it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import z3
 
@@ -22,6 +22,7 @@ class Geometry:
     source: str  # "the launch at line 40", "__launch_bounds__(256)", ...
     max_threads: int = 1024
     tried: bool = False  # block is one of tried_blocks(), standing in for an open blockDim
+    tied: tuple = ()  # (axis index, parameter name): the launch passes blockDim there as that argument
 
     def describe(self) -> str:
         if self.tried:
@@ -51,8 +52,10 @@ def geometries(model: FileModel, kernel: Kernel, overrides: dict | None = None) 
             symbolic = True
             continue
         grid = launch.grid if launch.grid and not all(v is None for v in launch.grid) else None
+        tied = tuple((axis, kernel.params[i]) for axis, i in enumerate(launch.block_args)
+                     if i is not None and i < len(kernel.params) and launch.block[axis] is None)
         g = Geometry(launch.block, grid, f"the launch at line {launch.loc.line}",
-                     kernel.launch_bounds or 1024)
+                     kernel.launch_bounds or 1024, tied=tied)
         if all(g.block != f.block or g.grid != f.grid for f in found):
             found.append(g)
     limit = kernel.launch_bounds or 1024
@@ -87,10 +90,10 @@ def tried_blocks(g: Geometry) -> list[Geometry]:
     for shape in shapes:
         block = tuple(v if k is None else k for k, v in zip(known, shape))
         if block[0] * block[1] * block[2] <= g.max_threads and all(o.block != block for o in out):
-            out.append(Geometry(block, g.grid, g.source, g.max_threads, tried=True))
+            out.append(replace(g, block=block, tried=True))
     if not out and known[1] is not None and known[2] is not None:  # a small __launch_bounds__
         x = 1 << (g.max_threads // (known[1] * known[2])).bit_length() - 1
-        out.append(Geometry((x, known[1], known[2]), g.grid, g.source, g.max_threads, tried=True))
+        out.append(replace(g, block=(x, known[1], known[2]), tried=True))
     return out or [g]
 
 
@@ -103,8 +106,8 @@ def _pin_unused_axes(kernel: Kernel, g: Geometry) -> Geometry:
                   for a, v in zip(AXES, g.block or (None, None, None)))
     grid = tuple(v if v is not None or f"blockIdx.{a}" in used or a == "x" else 1
                  for a, v in zip(AXES, g.grid or (None, None, None)))
-    return Geometry(block if any(v is not None for v in block) else None,
-                    grid if any(v is not None for v in grid) else None, g.source, g.max_threads)
+    return replace(g, block=block if any(v is not None for v in block) else None,
+                   grid=grid if any(v is not None for v in grid) else None)
 
 
 def _builtins_used(kernel: Kernel) -> set:
@@ -164,6 +167,9 @@ class Thread:
                 # an open grid size is derived from the problem size: generic, as arguments are
                 return self.num(generic_value(s.name, self.generic))
             return self.fresh(s.name)
+        for axis, param in self.geom.tied:  # the argument that carries this blockDim component
+            if s.origin == "param" and s.name == param:
+                return self.var(Sym(f"blockDim.{AXES[axis]}", 0, "builtin"))
         if self.generic is not None and s.scope == UNIFORM and s.origin in ("param", "value"):
             return self.num(HUGE if s.name == self.huge else generic_value(s.name, self.generic))
         name = f"{s.name}#{self.k}" if s.scope >= self.split else s.name

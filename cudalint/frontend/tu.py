@@ -118,7 +118,7 @@ def _walk_calls(node, cases=None):
     cases = cases or {}
     kids = list(node.get_children())
     if node.kind == K.SWITCH_STMT and len(kids) == 2 and kids[1].kind == K.COMPOUND_STMT:
-        var = _switched_variable(kids[0])
+        var = _variable(kids[0])
         yield from _walk_calls(kids[0], cases)
         bound = cases
         for stmt in kids[1].get_children():
@@ -131,14 +131,6 @@ def _walk_calls(node, cases=None):
         yield node, cases
     for k in kids:
         yield from _walk_calls(k, cases)
-
-
-def _switched_variable(cond):
-    """The declaration hash of `v` in `switch (v)`, else None."""
-    while cond.kind == K.UNEXPOSED_EXPR and len(list(cond.get_children())) == 1:
-        cond = next(cond.get_children())
-    ref = cond.referenced if cond.kind == K.DECL_REF_EXPR else None
-    return ref.hash if ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL) else None
 
 
 def _launch(call, src, cases=None):
@@ -155,7 +147,8 @@ def _launch(call, src, cases=None):
     targs = _template_args(ref) if ref is not None else ()
     launch = Launch(kernel=call.spelling, kernel_usr=ref.get_usr() if ref is not None else "",
                     template_args=targs, grid=grid, block=block, shared_bytes=shmem, loc=src.loc(call),
-                    args_text=tuple(src.text(a) for a in call.get_arguments()))
+                    args_text=tuple(src.text(a) for a in call.get_arguments()),
+                    block_args=_block_args(cfg_args[1], call) if len(cfg_args) > 1 else ())
     return launch, (ref if ref is not None and targs else None)
 
 
@@ -164,10 +157,7 @@ def _int_or_default(c, default, cases=None):
         return default
     value = const_int(c)
     if value is None and cases:
-        while c.kind == K.UNEXPOSED_EXPR and len(list(c.get_children())) == 1:
-            c = next(c.get_children())
-        ref = c.referenced if c.kind == K.DECL_REF_EXPR else None
-        value = cases.get(ref.hash) if ref is not None else None
+        value = cases.get(_variable(c))
     return value
 
 
@@ -175,12 +165,17 @@ def _dim3(c, cases=None):
     """(x, y, z) of a dim3 or integer launch argument; a component is None when not constant
     (`cases`: values of switched variables, see _walk_calls). A plain integer means (n, 1, 1)
     even when n is unknown."""
+    return _components(c, lambda k: _int_or_default(k, 1, cases), 1)
+
+
+def _components(c, leaf, pad):
+    """leaf() of each component of a dim3 or integer launch argument (`pad` for the absent ones),
+    following a dim3 variable to its initialiser."""
     while c.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CALL_EXPR, K.CSTYLE_CAST_EXPR):
         kids = [k for k in c.get_children() if k.kind != K.TYPE_REF]
         if c.kind == K.CALL_EXPR and c.spelling == "dim3" and len(kids) >= 1 and \
                 not (len(kids) == 1 and kids[0].type.spelling.replace("const ", "") in ("dim3", "uint3")):
-            vals = [_int_or_default(k, 1, cases) for k in kids]
-            return tuple((vals + [1, 1, 1])[:3])
+            return tuple(([leaf(k) for k in kids] + [pad, pad, pad])[:3])
         if len(kids) != 1:
             break
         c = kids[0]
@@ -188,9 +183,24 @@ def _dim3(c, cases=None):
         ref = c.referenced if c.kind == K.DECL_REF_EXPR else None
         if ref is not None and ref.kind == K.VAR_DECL:
             inits = [k for k in ref.get_children() if k.kind != K.TYPE_REF]
-            return _dim3(inits[-1], cases) if inits else (1, 1, 1)
+            return _components(inits[-1], leaf, pad) if inits else (pad, pad, pad)
         return (None, None, None)
-    return (_int_or_default(c, None, cases), 1, 1)
+    return (leaf(c), pad, pad)
+
+
+def _variable(c):
+    """The declaration hash of the variable expression c names (through implicit casts), else None."""
+    while c.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR) and len(list(c.get_children())) == 1:
+        c = next(c.get_children())
+    ref = c.referenced if c.kind == K.DECL_REF_EXPR else None
+    return ref.hash if ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL) else None
+
+
+def _block_args(block_cursor, call) -> tuple:
+    """Per block axis, the index of the call argument passing the variable that sets it."""
+    comps = _components(block_cursor, _variable, None)
+    args = [_variable(a) for a in call.get_arguments()]
+    return tuple(args.index(v) if v is not None and v in args else None for v in comps)
 
 
 def _template_args(fn):
