@@ -32,6 +32,18 @@ class NeedsBitVectors(Exception):
     """An operation the integer encoding cannot express (xor of two unknowns, a shift by one)."""
 
 
+def in_range(x) -> list:
+    """x fits a 32-bit signed int (the integer encoding's no-overflow condition)."""
+    return [x >= INT_MIN, x <= INT_MAX]
+
+
+def no_overflow(op: str, a, b) -> list:
+    """`a op b` (+, - or *) does not wrap, in the encoding of a and b."""
+    if z3.is_int(a) or z3.is_int(b):
+        return in_range(_ARITH[op](a, b))
+    return _NO_OVERFLOW[op](a, b)
+
+
 def bv(n: int):
     return z3.BitVecVal(n, BITS)
 
@@ -87,7 +99,7 @@ def to_z3(e, var: Callable[[Sym], z3.ExprRef], side: list | None = None, ints: b
     if ints:
         r = _int_op(op, a, b)
         if side is not None and op in ("+", "-", "*", "<<"):
-            side += [r >= INT_MIN, r <= INT_MAX]
+            side += in_range(r)
         return r
     if side is not None and op in _NO_OVERFLOW:
         side.extend(_NO_OVERFLOW[op](a, b))

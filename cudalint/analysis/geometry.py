@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import z3
 
 from cudalint.model import BLOCK, THREAD, UNIFORM, FileModel, Kernel, Sym
-from cudalint.symbolic import INT_MAX, INT_MIN, num, to_z3, variable
+from cudalint.symbolic import in_range, num, to_z3, variable
 
 AXES = ("x", "y", "z")
 MAX_BLOCK = (1024, 1024, 64)
@@ -184,7 +184,7 @@ class Thread:
         """A z3 variable of this thread's encoding; the range of a 32-bit int goes into `side`."""
         v = variable(name, self.ints)
         if self.ints:
-            self.side += [v >= INT_MIN, v <= INT_MAX]
+            self.side += in_range(v)
         return v
 
     def term(self, e):

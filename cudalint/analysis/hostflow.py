@@ -261,8 +261,7 @@ class _Flow:
         self.seen = set()
         self.calls = {}
 
-    def run(self):
-        g, entry = build_graph(self.fn.body)
+    def run(self, g, entry):
         for e in g.ev:
             if isinstance(e, H.Call):
                 self.calls[e.id] = e
@@ -521,18 +520,20 @@ def _mentions(text: str, name: str) -> bool:
 def analyze(fn, launch_writes=None) -> FlowResult:
     """Leaks, double frees, mismatched frees and unsynchronized host accesses of one host
     function (a `cudalint.model.HostFunction` whose body the front end built)."""
-    if fn.body is None or not _touches_memory(fn):
+    if fn.body is None:
         return FlowResult([], [], [], [])
-    return _Flow(fn, launch_writes).run()
+    g, entry = build_graph(fn.body)
+    if not _touches_memory(g):
+        return FlowResult([], [], [], [])
+    return _Flow(fn, launch_writes).run(g, entry)
 
 
 _MEMORY_CALLS = set(ALLOC_OUT) | set(ALLOC_RET) | set(RELEASE) | _ASYNC_D2H
 
 
-def _touches_memory(fn) -> bool:
-    """Whether the function allocates, frees or copies asynchronously at all: the path walk of
-    a large host file's other functions finds nothing and costs seconds."""
-    g, _ = build_graph(fn.body)
+def _touches_memory(g) -> bool:
+    """Whether the function (its graph) allocates, frees or copies asynchronously at all: the
+    path walk of a large host file's other functions finds nothing and costs seconds."""
     for e in g.ev:
         if isinstance(e, H.Call) and e.name in _MEMORY_CALLS or isinstance(e, H.Delete):
             return True

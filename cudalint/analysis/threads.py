@@ -6,7 +6,7 @@ from __future__ import annotations
 import z3
 
 from cudalint.model import Const, Kernel, Loop, Sym, syms
-from cudalint.symbolic import BITS, INT_MAX, INT_MIN, conjuncts, mul_in_range
+from cudalint.symbolic import BITS, conjuncts, in_range, mul_in_range, no_overflow
 
 
 def is_thread_coordinate(s: Sym, kernel: Kernel) -> bool:
@@ -55,16 +55,13 @@ def loop_definition(loop: Loop, th, it):
 
 
 def _no_overflow(th, it, step, init, moved, op) -> list:
-    if th.ints:
-        value = init + moved if op == "+" else init - moved
-        return [moved >= INT_MIN, moved <= INT_MAX, value >= INT_MIN, value <= INT_MAX]
-    if op == "+":
-        return mul_in_range(it, step) + [z3.BVAddNoOverflow(init, moved, True), z3.BVAddNoUnderflow(init, moved)]
-    return mul_in_range(it, step) + [z3.BVSubNoOverflow(init, moved), z3.BVSubNoUnderflow(init, moved, True)]
+    """Neither `it * step` nor `init op it*step` wraps."""
+    times = in_range(moved) if th.ints else mul_in_range(it, step)
+    return times + no_overflow(op, init, moved)
 
 
 def _fits(th, init, amount):
     """init << amount keeps its value (no bits shifted out, the sign kept)."""
     if th.ints:
-        return z3.And(init * 2**amount >= INT_MIN, init * 2**amount <= INT_MAX)
+        return z3.And(*in_range(init * 2**amount))
     return (init << amount) >> amount == init
