@@ -51,6 +51,8 @@ def test_macros_and_local_constants():
     assert pl.macros(src) == {"N": "2048"}
     assert pl.local_constants(src) == {"n": "4 * N", "bytes": "n * 4"}
     assert pl.local_constants(src, before_line=4) == {"n": "4 * N"}
+    many = "int main() {\n  const int n = BLOCK * GRID, ncoef = 4;\n  float h[GRID * ncoef], c = f(a, b), d;\n}\n"
+    assert pl.local_constants(many) == {"n": "BLOCK * GRID", "ncoef": "4", "c": "f(a, b)"}
 
 
 # ----------------------------------------------------------------------------- signatures
@@ -206,6 +208,29 @@ def test_synthesize_buffer_bounds_from_the_model():
     assert b["out"] == 16 * (64 * 256 - 1) + 16
 
 
+def test_buffer_bounds_of_accesses_in_loops():
+    """A loop counter is a fresh variable per access (it used to make every loop access unbounded)."""
+    from cudalint.frontend.parse import parse
+    from cudalint.frontend.tu import build_model
+    model = build_model(parse(str(ROOT / "fixtures/barriers/loop_trip_count.cu"), Settings()))
+    k = next(k for k in model.kernels if k.name == "row_pairs_thread_loop")
+    b = pl.buffer_bounds(k, pl.Geometry((4, 1, 1), (256, 1, 1), 0, "test"), {"n": 1000})
+    # row = in + blockIdx.x * n, row[k] for k < n: 4 rows of 1000 floats; out[blockIdx.x * 256 + tid]
+    assert b == {"in": 4 * 1000 * 4, "out": 4 * 256 * 4}
+
+
+def test_dynamic_shared_size_that_is_not_a_constant():
+    """`<<<rows, block, ncols_pad * sizeof(int)>>>` with ncols_pad from a call: 48 KiB, not 0 bytes."""
+    from cudalint.frontend.parse import parse
+    from cudalint.frontend.tu import build_model
+    model = build_model(parse(str(ROOT / "fixtures/races/strided_rows.cu"), Settings()))
+    k = next(k for k in model.kernels if k.name == "argsort_rows")
+    g = pl.choose_geometry(_f(kernel="argsort_rows", category="data-race"), k, model)
+    assert g.shared_bytes == 48 << 10 and "the most without opting in" in g.source
+    plain = next(k for k in model.kernels if k.name == "scale_rows")
+    assert pl.choose_geometry(_f(kernel="scale_rows", category="data-race"), plain, model).shared_bytes == 0
+
+
 # ----------------------------------------------------------------------------- judges on real tool output
 
 
@@ -241,6 +266,30 @@ def test_judge_misaligned_falls_back_to_the_optimised_build():
     # optimised code can blame a neighbouring line: a load's report does not confirm a store there
     store = runner.judge_misaligned(_f(line=7, message="misaligned uint2 store `out[i] = w`"), job)
     assert store.status == "not-reproduced"
+
+
+def test_judge_misaligned_load_reported_at_its_use():
+    """Optimised code does the 8-byte load of line 95 at its only use, line 96 (a store): the
+    report counts for line 95 (the kernel's only 8-byte read), never for the store at 96."""
+    out = (RUNNER_DATA / "memcheck_optimised_moved_load.txt").read_text()
+    job = _job({"plain": _run("plain"), "memcheck": _run("memcheck", "========= ERROR SUMMARY: 0 errors\n"),
+                "memcheck-optimised": _run("memcheck-optimised", out)})
+    job.accesses = {95: {("read", 8)}, 96: {("write", 8)}}
+    c = runner.judge_misaligned(_f(line=95, message="misaligned uint2 load `*src`"), job)
+    assert c.status == "confirmed" and "reported at line 96" in c.detail and "8 bytes at line 95" in c.detail
+    store = runner.judge_misaligned(_f(line=96, message="probe (misaligned-access; store)"), job)
+    assert store.status == "not-reproduced"
+    job.accesses = {95: {("read", 8)}, 96: {("write", 8)}, 97: {("read", 8)}}  # two candidates: not taken
+    assert runner.judge_misaligned(_f(line=95, message="misaligned uint2 load"), job).status == "not-reproduced"
+
+
+def test_judge_misaligned_names_the_user_line_not_the_header():
+    out = (RUNNER_DATA / "memcheck_header_frame.txt").read_text()
+    job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"}), "memcheck": _run("memcheck", out)})
+    job.path = "fixtures/misaligned/half_pack.cu"
+    assert runner.judge_misaligned(_f(line=77), job).status == "confirmed"
+    other = runner.judge_misaligned(_f(line=78), job)
+    assert other.status == "unsupported" and other.detail.startswith("not reached: the kernel stops at the misaligned access on line 77 first")
 
 
 def test_judge_misaligned_without_sanitizer():
@@ -393,16 +442,54 @@ def test_judge_barrier_synccheck_and_hang():
     assert c.status == "confirmed" and c.method == "hang"
 
 
-def test_judge_barrier_exiting_skippers_are_unsupported():
-    """No synccheck report: unsupported when the static pass says the skipping threads exit
-    (sm_70+ counts them as arrived), not-reproduced otherwise."""
+def _exits(line):
+    return Finding("CUDA204", "x", "barrier-divergence", "error", "f.cu", line, 1, line, 1, "m", kernel="k",
+                   properties=(("skipping_threads", "exit"),))
+
+
+def test_judge_barrier_exiting_skippers_without_arrival_counts():
+    """No synccheck report and no counts: unsupported when the static pass says the skipping
+    threads exit (sm_70+ counts them as arrived), not-reproduced otherwise."""
     clean = (DATA / "synccheck_race_probe.txt").read_text()
     job = _job({"plain": _run("plain"), "synccheck": _run("synccheck", clean)})
-    exits = Finding("CUDA204", "x", "barrier-divergence", "error", "f.cu", 15, 1, 15, 1, "m", kernel="k",
-                    properties=(("skipping_threads", "exit"),))
-    c = runner.judge_barrier(exits, job)
+    c = runner.judge_barrier(_exits(15), job)
     assert c.status == "unsupported" and "exited threads count as arrived" in c.detail
     assert runner.judge_barrier(_f(line=15, category="barrier-divergence"), job).status == "not-reproduced"
+
+
+def _arrivals(name):
+    import json
+    rows = json.loads((RUNNER_DATA / "arrivals.json").read_text())[name]
+    return _run("arrivals", result={"runs": 1, "arrivals": rows})
+
+
+def test_judge_barrier_by_arrival_counts():
+    """Counts from the H200: in early_return.cu's last block 24 threads exit before line 15."""
+    clean = (DATA / "synccheck_race_probe.txt").read_text()
+    runs = {"plain": _run("plain"), "synccheck": _run("synccheck", clean),
+            "arrivals": _arrivals("early_return.cu.smooth_early_return.b256x1.arrivals.txt")}
+    c = runner.judge_barrier(_exits(15), _job(runs))
+    assert (c.status, c.method) == ("confirmed", "arrival count")
+    assert "in block (3, 0, 0) 232 thread(s) 1 time(s), 24 thread(s) never (1 of 4 block(s) uneven)" in c.detail
+    assert "sm_70 and later count as arriving" in c.detail
+    loop = _arrivals("loop_trip_count.cu.row_pairs_thread_loop.b256x1.arrivals.txt")
+    c = runner.judge_barrier(_f(line=20, category="barrier-divergence"), _job({"plain": _run("plain"), "arrivals": loop}))
+    assert c.status == "confirmed" and "232 thread(s) 4 time(s), 24 thread(s) 3 time(s)" in c.detail
+    # a whole block that returns (blockIdx-uniform) leaves the counts even: not confirmed
+    even = _arrivals("early_return.cu.smooth_block_return.b256x1.arrivals.txt")
+    c = runner.judge_barrier(_f(line=41, category="barrier-divergence"),
+                             _job({"plain": _run("plain"), "synccheck": _run("synccheck", clean), "arrivals": even}))
+    assert c.status == "not-reproduced" and "all reached it equally often (1024 arrivals counted)" in c.detail
+
+
+def test_arrival_variant_counts_each_flagged_barrier():
+    view = "#line 1 \"f.cu\"\n__global__ void k() {\n  __syncthreads();\n  if (x) __syncthreads ( ); __syncwarp();\n}"
+    v = pl.arrival_variant(view, 1, [2, 3], 1024)
+    body = v.split("#line 1")[1].split("\n")
+    assert body[2] == "  (cudalint_arrive(0u), __syncthreads());"
+    assert body[3] == "  if (x) (cudalint_arrive(1u), __syncthreads()); __syncwarp();"
+    assert "cudalint_arrivals[1024]" in v and "if (slot < 1024u)" in v
+    assert pl.arrival_variant(view, 1, [4], 1024) is None  # no __syncthreads() on that line
 
 
 def test_judge_barrier_syncwarp_mask_illegal_instruction():
@@ -464,6 +551,30 @@ def test_judge_compile_error_and_crash():
     assert c.status == "error" and "NVRTC" in c.detail
     job = _job({"plain": _run("plain", result={}, rc=-9, output="Segmentation fault")})
     assert runner.judge_race(_f(category="data-race"), job).status == "error"
+
+
+def test_judge_host_free_of_a_device_pointer_by_crash_backtrace():
+    """free() on a cudaMalloc'd pointer dies in glibc (SIGSEGV on the H200 machine); the runner's
+    crash handler names the caller: confirmed for that function's line, not for another's."""
+    out = (RUNNER_DATA / "leakcheck_mismatched_free_crash.txt").read_text()
+    src = (ROOT / "fixtures/host/mismatched_free.cu").read_text()
+    host = {"problem": None, "run": _run("leakcheck", out, rc=255)}
+    c = runner.judge_host(_f(line=64, kernel=None, category="mismatched-free", rule="CUDA403"), host, src)
+    assert (c.status, c.method) == ("confirmed", "crash backtrace")
+    assert c.detail == "the program died in free() (SIGSEGV) called from device_freed_with_free"
+    clean = runner.judge_host(_f(line=71, kernel=None, category="mismatched-free", rule="CUDA403"), host, src)
+    assert clean.status == "not-reproduced"
+
+
+def test_parse_crash_of_a_glibc_abort():
+    from cudalint.gpu.host import parse_crash
+    text = ("munmap_chunk(): invalid pointer\n\n=== cudalint: host program got signal 6\n./prog(+0x122f)[0x55]\n"
+            "/lib/libc.so.6(abort+0xd3)[0x7f]\n/lib/libc.so.6(__libc_free+0xb8)[0x7f]\n"
+            "./prog(_Z22device_freed_with_freev+0x3e)[0x55]\n./prog(main+0x9)[0x55]\n=== cudalint: end of backtrace\n")
+    c = parse_crash(text)
+    assert c.signal_name() == "SIGABRT" and c.glibc == "munmap_chunk(): invalid pointer" and c.in_free()
+    assert c.first_of(["main", "device_freed_with_free", "freed_with_free"]) == "device_freed_with_free"
+    assert parse_crash("no crash here") is None
 
 
 def test_judge_host_leak():

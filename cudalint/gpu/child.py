@@ -13,7 +13,8 @@ buffer after the first run, and with ``diff`` in the plan (differential evidence
 later run's buffers are from the first run's: integers exactly, floats by relative difference
 against ``diff.rtol`` (atomics add floats in a different order each run). With
 ``variant_source``, the kernel with its racy read-modify-write made atomic runs once from the
-same inputs, and its buffers are compared with the first run's the same way.
+same inputs, and its buffers are compared with the first run's the same way. With ``arrivals``,
+the source counts per thread how often it reaches each flagged ``__syncthreads()``.
 
 Standard library, NumPy and CuPy only: it is loaded by path and imports nothing from cudalint.
 """
@@ -126,6 +127,29 @@ def _variant(cupy, np, plan, bufs, init, first, shared: int, rtol: dict) -> dict
                                           for a, h0, h1 in zip(plan["args"], first, now)]}
 
 
+def _arrivals(cupy, np, mod, plan) -> list:
+    """Per counted barrier line (``arrivals`` in the plan, see plan.arrival_variant): how many
+    blocks have threads that got there different numbers of times, and the first such block."""
+    grid, block = plan["grid"], plan["block"]
+    blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
+    slots = int(plan["arrivals"]["slots"])
+    counts = cupy.ndarray((slots,), dtype=cupy.uint32, memptr=mod.get_global("cudalint_arrivals")).get()
+    out = []
+    for k, line in enumerate(plan["arrivals"]["lines"]):
+        if (k + 1) * blocks * threads > slots:
+            break
+        per = counts[k * blocks * threads:(k + 1) * blocks * threads].reshape(blocks, threads)
+        uneven = np.nonzero(per.min(axis=1) != per.max(axis=1))[0]
+        row = {"line": line, "blocks": blocks, "uneven_blocks": int(uneven.size), "arrivals": int(per.sum())}
+        if uneven.size:
+            b = int(uneven[0])
+            values, n = np.unique(per[b], return_counts=True)
+            row["example"] = {"block": [b % grid[0], b // grid[0] % grid[1], b // (grid[0] * grid[1])],
+                              "threads_by_count": {str(int(v)): int(c) for v, c in zip(values, n)}}
+        out.append(row)
+    return out
+
+
 def main(argv) -> int:
     plan_path, out_path = argv[1], argv[2]
     with open(plan_path) as fh:
@@ -195,6 +219,8 @@ def main(argv) -> int:
                 break  # a difference beyond rounding: the race is shown
             if diff and r + 1 >= int(diff.get("min_runs", 2)) and time.monotonic() - t_start > float(diff.get("seconds", 10)):
                 break
+        if plan.get("arrivals") and first is not None:
+            res["arrivals"] = _arrivals(cupy, np, mod, plan)
         if plan.get("variant_source") and first is not None:
             res["variant"] = _variant(cupy, np, plan, bufs, init, first, shared, diff.get("rtol") or {})
     except Exception as exc:

@@ -212,6 +212,32 @@ def atomic_variant(view: str, offset: int, line: int) -> str | None:
     return "\n".join(lines)
 
 
+ARRIVALS = "cudalint_arrivals"
+_ARRIVE = """extern "C" {{ __device__ unsigned int cudalint_arrivals[{slots}]; }}
+static __device__ inline void cudalint_arrive(unsigned int k) {{
+  unsigned int blocks = gridDim.x * gridDim.y * gridDim.z, threads = blockDim.x * blockDim.y * blockDim.z;
+  unsigned int block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  unsigned int slot = (k * blocks + block) * threads + threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  if (slot < {slots}u) cudalint_arrivals[slot] += 1;
+}}
+"""
+
+
+def arrival_variant(view: str, offset: int, lines: list[int], slots: int) -> str | None:
+    """The device view with each `__syncthreads()` on `lines` counting, per thread, how often it
+    gets there (slot (k*blocks + block)*threads + thread for the k-th line), or None when none of
+    the lines holds a `__syncthreads()`. Threads of one block that arrive different numbers of
+    times show a divergent barrier even where nothing hangs (threads that exit)."""
+    out = view.split("\n")
+    found = False
+    for k, line in enumerate(lines):
+        i = offset + line - 1
+        if 0 <= i < len(out) and re.search(r"\b__syncthreads\s*\(\s*\)", out[i]):
+            out[i] = re.sub(r"\b__syncthreads\s*\(\s*\)", f"(cudalint_arrive({k}u), __syncthreads())", out[i])
+            found = True
+    return _ARRIVE.format(slots=slots) + "\n".join(out) if found else None
+
+
 def _split_top(s: str, sep: str = ",") -> list[str]:
     out, depth, cur = [], 0, []
     for ch in s:
@@ -320,9 +346,12 @@ def local_constants(source: str, before_line: int | None = None) -> dict[str, st
     if before_line is not None:
         text = "\n".join(text.split("\n")[: before_line])
     out = {}
-    for m in re.finditer(r"\b(?:(?:static|const|constexpr)\s+)*%s\s+([A-Za-z_]\w*)\s*=\s*([^;{}]+?)\s*[;,]"
-                         % _DECL_TYPES, text):
-        out[m.group(1)] = m.group(2)
+    # `const int n = BLOCK * GRID, ncoef = 4;`: every declarator with an initialiser
+    for m in re.finditer(r"\b(?:(?:static|const|constexpr)\s+)*%s\s+([A-Za-z_][^;{}=]*=[^;{}]+);" % _DECL_TYPES, text):
+        for part in _split_top(m.group(1)):
+            name, eq, value = part.partition("=")
+            if eq and re.fullmatch(r"\s*[A-Za-z_]\w*\s*", name) and value.strip():
+                out[name.strip()] = value.strip()
     for m in re.finditer(r"\benum\s*(?:class\s+)?\w*\s*\{([^}]*)\}", text):
         for item in m.group(1).split(","):
             k, _, v = item.partition("=")
@@ -560,6 +589,11 @@ def choose_geometry(finding, kernel, model, settings=None, ovr: dict | None = No
         source.append("default grid")
     if "shared" in ovr:
         shared = int(c_eval(ovr["shared"]))
+        source.append("shared size from a cudalint-confirm comment")
+    elif shared is None and kernel is not None and any(
+            getattr(e, "array", None) is not None and e.array.dynamic for e in kernel.events):
+        shared = DEFAULT_DYNAMIC_SHARED  # the size is not a constant at the launch (or there is none)
+        source.append(f"dynamic shared memory {DEFAULT_DYNAMIC_SHARED} B, the most without opting in")
     # hold the witness thread(s)
     for th, bl in witnesses(finding):
         if "block" not in ovr and any(t >= b for t, b in zip(th, block)):
@@ -603,6 +637,7 @@ class Arg:
 
 
 MAX_BUFFER = 256 << 20
+DEFAULT_DYNAMIC_SHARED = 48 << 10
 MIN_BUFFER = 64 << 10
 
 
@@ -744,7 +779,7 @@ def buffer_bounds(kernel, geom: Geometry, scalars: dict, settings=None, timeout_
         from cudalint.analysis.geometry import Thread
         from cudalint.analysis.threads import loop_definition, split_guard
         from cudalint.model import THREAD, Access, syms
-        from cudalint.symbolic import BITS, as_bool, bv
+        from cudalint.symbolic import as_bool, bv, variable
     except Exception:  # pragma: no cover - z3 is a dependency
         return {}
     zg = ZGeom(tuple(geom.block), tuple(geom.grid), "confirm")
@@ -768,16 +803,20 @@ def buffer_bounds(kernel, geom: Geometry, scalars: dict, settings=None, timeout_
                 except Exception:
                     pass
             for lid in acc.loops:
-                facts += loop_definition(kernel.loops[lid], th, "")
+                facts += loop_definition(kernel.loops[lid], th, variable(f"iteration{lid}", False))
             off = th.term(acc.offset)
             opt = z3.Optimize()
             opt.set("timeout", timeout_ms)
             limit = bv(MAX_BUFFER)
             opt.add(*facts, off >= bv(0), off < limit)
-            h = opt.maximize(off)
-            if opt.check() != z3.sat:
-                continue  # unreachable at this geometry (or unknown): no constraint from it
-            hi = opt.upper(h) if False else opt.model().eval(off, model_completion=True)
+            opt.maximize(off)
+            answer = opt.check()
+            if answer == z3.unsat:
+                continue  # unreachable at this geometry: no constraint from it
+            if answer != z3.sat:
+                out[name] = None
+                continue
+            hi = opt.model().eval(off, model_completion=True)
             val = hi.as_signed_long() if hasattr(hi, "as_signed_long") else int(str(hi))
             # if the offset can exceed the cap, it is data-dependent: no bound
             s = z3.Solver()

@@ -18,16 +18,21 @@ How one kernel finding is confirmed
 3. **Evidence** by category, parsed with :mod:`cudalint.gpu.evidence`:
 
    ===================== ==========================================================================
-   misaligned-access     ``compute-sanitizer --tool memcheck``: a misaligned report at the line; else
-                         the launch's ``cudaErrorMisalignedAddress`` (kernel-level)
+   misaligned-access     ``compute-sanitizer --tool memcheck``: a misaligned report at the line (in
+                         the -G build; else in the optimised one, where a load may be reported at
+                         its value's use); else the launch's ``cudaErrorMisalignedAddress``
    data-race             shared: ``--tool racecheck`` hazards at the line; global (racecheck does not
                          see global memory) or no sanitizer: differential runs (identical inputs,
                          outputs that differ beyond float rounding)
-   barrier-divergence    ``--tool synccheck`` at the line; or the launch hangs and is killed
+   barrier-divergence    ``--tool synccheck`` at the line; or the launch hangs and is killed; or,
+                         counted per thread in a variant of the kernel, threads of one block reach
+                         the ``__syncthreads()`` different numbers of times (threads that exit
+                         before it: sm_70+ neither hangs nor reports)
    bank-conflict         ``ncu`` source counters: excessive shared wavefronts at the line
                          (kernel-level counters only where no line-level data came back)
    host categories       ``nvcc`` builds the file's ``main()``, run under
-                         ``compute-sanitizer --leak-check full``
+                         ``compute-sanitizer --leak-check full`` (:mod:`cudalint.gpu.host`; a
+                         ``free()`` of a device pointer by the backtrace of the crash it causes)
    ===================== ==========================================================================
 
 Without CuPy or a GPU: one line on stderr and the findings unchanged.
@@ -40,12 +45,10 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +57,8 @@ from cudalint.findings import Confirmation, Finding
 from . import evidence as ev
 from . import ncu_source as ncs
 from . import plan as pl
+from .host import judge_host, run_host
+from .proc import Run, run_cmd, tools
 
 HOST_CATEGORIES = ("memory-leak", "double-free", "mismatched-free", "unsynchronized-host-access")
 KERNEL_CATEGORIES = ("data-race", "barrier-divergence", "misaligned-access", "bank-conflict")
@@ -64,29 +69,12 @@ CHILD = Path(__file__).with_name("child.py")
 DIFF_MIN_RUNS, DIFF_MAX_RUNS, DIFF_SECONDS = 6, 64, 10.0
 # Float outputs may differ this much (relative) between runs: atomics add in a different order
 # each run, a reordered sum of n terms moves by about sqrt(n) ulp; a lost update moves by a term.
+ARRIVAL_SLOTS = 1 << 24  # per-thread barrier arrival counters (64 MiB)
 FLOAT_RTOL = {"f8": 1e-10, "f4": 1e-4, "f2": 1e-2, "bf16": 5e-2}
 NCU_SOURCE = ("--section", "SourceCounters", "--page", "source", "--csv", "--print-source", "cuda,sass")
-FREE_CALLS = ("cudaFree", "cudaFreeHost", "cudaFreeAsync", "cudaFreeArray", "cuMemFree")
 
 
 # ----------------------------------------------------------------------------- environment
-
-
-def find_tool(name: str) -> str | None:
-    p = shutil.which(name)
-    if p:
-        return p
-    roots = [os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda"]
-    for r in roots:
-        if r and (Path(r) / "bin" / name).is_file():
-            return str(Path(r) / "bin" / name)
-    for c in sorted(Path("/opt/nvidia").glob(f"nsight-compute/*/{name}")) if Path("/opt/nvidia").is_dir() else []:
-        return str(c)
-    return None
-
-
-def tools() -> dict:
-    return {n: find_tool(n) for n in ("compute-sanitizer", "ncu", "nvcc")}
 
 
 def gpu_status(python: str | None = None, timeout: float = 120.0) -> tuple[bool, str]:
@@ -106,48 +94,6 @@ def gpu_status(python: str | None = None, timeout: float = 120.0) -> tuple[bool,
     return True, f"{r.stdout.strip()} CUDA device(s)"
 
 
-# ----------------------------------------------------------------------------- processes
-
-
-@dataclass
-class Run:
-    tool: str
-    cmd: list
-    rc: int | None = None
-    timed_out: bool = False
-    seconds: float = 0.0
-    output: str = ""
-    result: dict = field(default_factory=dict)  # the child's JSON (kernel runs)
-
-
-def run_cmd(tool: str, cmd: list, timeout: float, env: dict | None = None, cwd: str | None = None) -> Run:
-    """Run in a new process group; on timeout kill the whole group."""
-    r = Run(tool, [str(c) for c in cmd])
-    t0 = time.monotonic()
-    try:
-        p = subprocess.Popen(r.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             errors="replace", start_new_session=True, env=env, cwd=cwd)
-    except OSError as exc:
-        r.output = f"could not start: {exc}"
-        return r
-    try:
-        out, _ = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        r.timed_out = True
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            out, _ = p.communicate(timeout=20)
-        except subprocess.TimeoutExpired:
-            out = ""
-    r.rc = p.returncode
-    r.seconds = time.monotonic() - t0
-    r.output = out or ""
-    return r
-
-
 # ----------------------------------------------------------------------------- jobs
 
 
@@ -164,6 +110,7 @@ class KernelJob:
     lines_offset: int = 0
     lines: dict = field(default_factory=dict)  # category -> lines of this job's findings
     variant_line: int | None = None  # the line made atomic in the differential step's variant
+    accesses: dict = field(default_factory=dict)  # line -> {(read|write|atomic, bytes)} of the static model
 
     def peers(self, f: Finding) -> list[int]:
         """Other lines of the kernel that the static pass flags for the same category."""
@@ -197,6 +144,14 @@ def _load_model(path: str, settings):
     from cudalint.frontend.parse import parse
     from cudalint.frontend.tu import build_model
     return build_model(parse(path, settings))
+
+
+def _accesses(kern) -> dict:
+    out: dict = {}
+    for e in getattr(kern, "events", ()):
+        if hasattr(e, "width"):
+            out.setdefault(e.loc.line, set()).add((e.kind, e.width))
+    return out
 
 
 def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[KernelJob]:
@@ -237,7 +192,7 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
         if key in jobs:
             jobs[key].findings.append(i)
             continue
-        job = KernelJob(path, f.kernel, [i], geometry=geom, lines_offset=offset)
+        job = KernelJob(path, f.kernel, [i], geometry=geom, lines_offset=offset, accesses=_accesses(kern))
         jobs[key] = job
         if "skip" in ovr:
             job.problem = "skipped by a `cudalint-confirm: skip` comment"
@@ -289,8 +244,8 @@ def _tool_plan(job: KernelJob, findings, tl: dict) -> list[str]:
             out.append("racecheck")
         if not cs or any(_is_global_race(f) for f in fs):
             out[0] = "plain-diff"
-    if "barrier-divergence" in cats and cs:
-        out.append("synccheck")
+    if "barrier-divergence" in cats:
+        out += ["synccheck", "arrivals"] if cs else ["arrivals"]
     if "bank-conflict" in cats and tl.get("ncu"):
         out.append("ncu")
     return out
@@ -313,6 +268,15 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
                 if variant:
                     p["variant_source"], job.variant_line = variant, f.line
                     break
+        elif step == "arrivals":
+            plain = job.runs.get("plain")
+            lines = sorted(job.lines.get("barrier-divergence", ()))
+            g = job.geometry
+            slots = min(len(lines) * _prod(g.grid) * _prod(g.block), ARRIVAL_SLOTS)
+            variant = pl.arrival_variant(plan["source"], job.lines_offset, lines, slots)
+            if variant is None or plain is None or plain.timed_out:
+                continue  # no __syncthreads() to count, or a hang: counting would hang too
+            p.update(source=variant, arrivals={"lines": lines, "slots": slots}, runs=1)
         elif step in ("ncu", "ncu-kernel"):
             p["runs"] = 1
         elif step == "memcheck-optimised":  # -G splits some 8-byte accesses into narrower ones
@@ -321,7 +285,7 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
         out = wd / f"{step}.out.json"
         child = [python, str(CHILD), str(wd / f"{step}.plan.json"), str(out)]
         cs = tl.get("compute-sanitizer")
-        if step in ("plain", "plain-diff"):
+        if step in ("plain", "plain-diff", "arrivals"):
             cmd = child
         elif step in ("memcheck", "memcheck-optimised"):
             cmd = [cs, "--tool", "memcheck", "--print-limit", "64", *child]
@@ -355,6 +319,10 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
 
 
 # ----------------------------------------------------------------------------- judging
+
+
+def _prod(dims) -> int:
+    return dims[0] * dims[1] * dims[2]
 
 
 def _touches(locs, line: int) -> bool:
@@ -413,15 +381,36 @@ def judge_misaligned(f: Finding, job: KernelJob) -> Confirmation:
     # optimised code may name a neighbouring line: a store's line blamed for a load is not taken
     kinds = {"ld": "read", "st": "write"}
     wanted = {kinds[d] for d in _direction(f)}
-    mis = [a for a in ev.parse_memcheck(opt.output) if a.misaligned and a.access in wanted and
-           _touches((a.location, *getattr(a, "device_frames", ())), f.line)]
-    if not mis:
+    mis = [a for a in ev.parse_memcheck(opt.output) if a.misaligned and a.access in wanted]
+    here = [a for a in mis if _touches((a.location, *getattr(a, "device_frames", ())), f.line)]
+    moved = [a for a in mis if a.location and _moved_from(job, f.line, a)]
+    if not here and not moved:
         return c
-    a = mis[0]
+    a = (here or moved)[0]
+    where = "" if here else (f" (reported at line {a.location.line}, where the optimised code does it: line "
+                             f"{a.location.line} has no {a.size}-byte {a.access} of its own and line {f.line} "
+                             f"is the kernel's only one)")
     return Confirmation("confirmed", "compute-sanitizer memcheck (optimised build)",
-                        f"misaligned {a.address_space} {a.access} of {a.size} bytes at line {f.line}"
-                        f"{f' by thread {a.thread} in block {a.block}' if a.thread else ''} ({len(mis)} report(s); "
-                        f"the -G build did not fault here; {_geom_text(job)})")
+                        f"misaligned {a.address_space} {a.access} of {a.size} bytes at line {f.line}{where}"
+                        f"{f' by thread {a.thread} in block {a.block}' if a.thread else ''} ({len(here or moved)} "
+                        f"report(s); the -G build did not fault here; {_geom_text(job)})")
+
+
+def _user_line(a, job: KernelJob) -> int | None:
+    """The line of the user's file a report names: an access inside a header's inline function
+    (`__half2::__half2` in cuda_fp16.h) is at its device frame in the file."""
+    locs = [l for l in (getattr(a, "location", None), *getattr(a, "device_frames", ())) if l is not None and l.line]
+    own = [l for l in locs if l.file == Path(job.path).name] or locs
+    return own[0].line if own else getattr(a, "line", None)
+
+
+def _moved_from(job: KernelJob, line: int, a) -> bool:
+    """Optimised code schedules a load at its value's use, and line info follows: a report at a line
+    with no access of its kind and size is taken for `line` when `line` is the kernel's one such access."""
+    kind = (a.access, a.size)
+    if a.location.line == line or kind in job.accesses.get(a.location.line, set()):
+        return False
+    return [l for l, acc in job.accesses.items() if kind in acc] == [line]
 
 
 def _judge_misaligned_debug(f: Finding, job: KernelJob) -> Confirmation:
@@ -451,7 +440,7 @@ def _judge_misaligned_debug(f: Finding, job: KernelJob) -> Confirmation:
                                         f"{head} at line {f.line} ({_launch_summary(job)}; {_geom_text(job)})")
                 if loc is not None and loc.line:
                     reports.append(type("R", (), {"misaligned": True, "line": loc.line})())
-        others = sorted({a.line for a in reports if a.misaligned and a.line})
+        others = sorted({_user_line(a, job) for a in reports if a.misaligned and _user_line(a, job)})
         if others:
             return Confirmation("unsupported", "compute-sanitizer memcheck",
                                 f"not reached: the kernel stops at the misaligned access on line "
@@ -573,6 +562,9 @@ def judge_barrier(f: Finding, job: KernelJob) -> Confirmation:
     if plain.timed_out:
         return Confirmation("confirmed", "hang",
                             f"{_launch_summary(job)}: threads wait at a barrier others never reach ({_geom_text(job)})")
+    uneven = _uneven_arrivals(f, job)
+    if uneven:
+        return uneven
     if sc is None and perr == "cudaErrorIllegalInstruction" and not job.peers(f):
         # sm_70+ traps a __syncwarp whose mask leaves out a calling lane (the kernel's only flagged barrier)
         return Confirmation("confirmed", "launch", f"cudaErrorIllegalInstruction from the launch ({_geom_text(job)}); "
@@ -581,19 +573,53 @@ def judge_barrier(f: Finding, job: KernelJob) -> Confirmation:
         return _basic_problem(job, launch_errors_count=True)
     if sc is None:
         return Confirmation("not-reproduced", "launch",
-                            f"{_launch_summary(job)}; compute-sanitizer is not on PATH for synccheck")
+                            f"{_launch_summary(job)}{_even_arrivals(f, job)}; compute-sanitizer is not on PATH "
+                            f"for synccheck")
     if sc.timed_out:
         return Confirmation("confirmed", "hang", f"synccheck run hung and was killed after {sc.seconds:.0f} s")
     reps = ev.parse_synccheck(sc.output)
     other = sorted({s.line for s in reps if s.line})
-    if not reps and dict(f.properties).get("skipping_threads") == "exit":
+    even = _even_arrivals(f, job)
+    if not reps and not even and dict(f.properties).get("skipping_threads") == "exit":
         return Confirmation("unsupported", "compute-sanitizer synccheck",
                             "the threads that skip this barrier exit, and on sm_70 and later exited threads count "
-                            f"as arrived: no tool observes it (0 synccheck reports; {_launch_summary(job)}; "
-                            f"{_geom_text(job)})")
+                            f"as arrived: synccheck does not see it, and the arrivals were not counted "
+                            f"({_launch_summary(job)}; {_geom_text(job)})")
     return Confirmation("not-reproduced", "compute-sanitizer synccheck",
                         f"{len(reps)} barrier report(s), none at line {f.line}" + (f" (lines {other})" if other else "")
-                        + f"; {_launch_summary(job)} ({_geom_text(job)})")
+                        + f"{even}; {_launch_summary(job)} ({_geom_text(job)})")
+
+
+def _arrivals_at(job: KernelJob, line: int) -> dict | None:
+    r = job.runs.get("arrivals")
+    rows = [a for a in (r.result.get("arrivals") or []) if a["line"] == line] if r else []
+    return rows[0] if rows else None
+
+
+def _even_arrivals(f: Finding, job: KernelJob) -> str:
+    a = _arrivals_at(job, f.line)
+    if a is None or a["uneven_blocks"]:
+        return ""
+    return f"; each block's threads all reached it equally often ({a['arrivals']} arrivals counted)"
+
+
+def _uneven_arrivals(f: Finding, job: KernelJob) -> Confirmation | None:
+    """Confirmed when threads of one block reached the barrier different numbers of times (each
+    thread counted in the `arrivals` run): the barrier is not reached by the whole block."""
+    a = _arrivals_at(job, f.line)
+    if a is None or not a["uneven_blocks"]:
+        return None
+    ex = a["example"]
+    counts = sorted(ex["threads_by_count"].items(), key=lambda kv: -int(kv[0]))
+    how = ", ".join(f"{n} thread(s) {'never' if c == '0' else f'{c} time(s)'}" for c, n in counts)
+    why = ""
+    if dict(f.properties).get("skipping_threads") == "exit":
+        why = ("; the others exit, which sm_70 and later count as arriving (so nothing hangs and synccheck "
+               "is silent), but CUDA requires the whole block to reach it")
+    return Confirmation("confirmed", "arrival count",
+                        f"threads of one block reach line {f.line} different numbers of times: in block "
+                        f"{tuple(ex['block'])} {how} ({a['uneven_blocks']} of {a['blocks']} block(s) "
+                        f"uneven){why} ({_geom_text(job)})")
 
 
 def _direction(f: Finding) -> set:
@@ -666,67 +692,6 @@ def _bank_in_kernel(f: Finding, job: KernelJob, r: Run) -> Confirmation:
 
 JUDGES = {"misaligned-access": judge_misaligned, "data-race": judge_race,
           "barrier-divergence": judge_barrier, "bank-conflict": judge_bank}
-
-
-# ----------------------------------------------------------------------------- host programs
-
-
-def run_host(path: str, settings, tl: dict, timeout: float, work: Path) -> dict:
-    nvcc, cs = tl.get("nvcc"), tl.get("compute-sanitizer")
-    if not nvcc or not cs:
-        miss = " and ".join(n for n, p in (("nvcc", nvcc), ("compute-sanitizer", cs)) if not p)
-        return {"problem": f"{miss} not on PATH: the host program cannot be built and checked"}
-    src = Path(path).read_text(encoding="utf-8", errors="replace")
-    if not re.search(r"\bmain\s*\(", ev._blank_comments_strings(src)):
-        return {"problem": "the file has no main(): no host program to run"}
-    exe = Path(tempfile.mkdtemp(prefix="host-", dir=work)) / "prog"
-    cmd = [nvcc, "-arch=native", "-lineinfo", "-g", "-O0", "-Xcompiler", "-fno-inline,-rdynamic",
-           f"-I{os.path.dirname(os.path.abspath(path))}"]
-    cmd += [f"-I{d}" for d in getattr(settings, "include_dirs", ()) or ()]
-    cmd += [f"-D{d}" for d in getattr(settings, "defines", ()) or ()]
-    cmd += ["-o", str(exe), path]
-    b = run_cmd("nvcc", cmd, max(timeout, 120))
-    if b.rc != 0:
-        return {"problem": None, "build_error": " ".join(b.output.split())[-300:]}
-    r = run_cmd("leakcheck", [cs, "--leak-check", "full", "--tool", "memcheck", str(exe)], timeout)
-    return {"problem": None, "run": r}
-
-
-def judge_host(f: Finding, host: dict, source: str) -> Confirmation:
-    method = "compute-sanitizer --leak-check full"
-    if host.get("problem"):
-        return Confirmation("unsupported", method, host["problem"])
-    if host.get("build_error"):
-        return Confirmation("error", "nvcc", f"nvcc could not build the file: {host['build_error']}")
-    r: Run = host["run"]
-    if r.timed_out:
-        return Confirmation("error", method, f"the program was killed after {r.seconds:.0f} s")
-    spans = ev.function_spans(source)
-    fs = ev.enclosing_function(spans, f.line)
-    func = fs.name if fs else None
-    if f.category == "memory-leak":
-        rep = ev.parse_leakcheck(r.output)
-        own = [l for l in rep.leaks if func and func in l.functions()]
-        if own:
-            return Confirmation("confirmed", method, f"{sum(l.bytes for l in own)} bytes leaked in {len(own)} "
-                                f"allocation(s) made in {func}")
-        if not rep.leaked:
-            return Confirmation("not-reproduced", method, f"no leak reported (exit status {r.rc})")
-        named = sorted({n for l in rep.leaks for n in l.functions() if n and any(s.name == n for s in spans)})
-        return Confirmation("not-reproduced", method,
-                            f"{rep.total_bytes} bytes leaked, backtraces name {', '.join(named) or 'no function of the file'}"
-                            f", not {func}")
-    if f.category in ("double-free", "mismatched-free"):
-        api = [a for a in ev.parse_api_errors(r.output) if a.api_call and a.api_call.startswith(FREE_CALLS)]
-        own = [a for a in api if func and func in a.functions()]
-        if own:
-            return Confirmation("confirmed", "compute-sanitizer memcheck",
-                                f"{own[0].error} on {own[0].api_call} in {func}")
-        if api:
-            return Confirmation("not-reproduced", "compute-sanitizer memcheck",
-                                f"{len(api)} failing free call(s), none from {func}")
-        return Confirmation("not-reproduced", "compute-sanitizer memcheck", "no failing free call reported")
-    return Confirmation("unsupported", "none", "no NVIDIA tool observes a host read racing an asynchronous copy")
 
 
 # ----------------------------------------------------------------------------- entry point
