@@ -33,7 +33,7 @@ The degree policy (a warning must not be a false alarm):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import z3
 
@@ -264,6 +264,10 @@ def analyze(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int = 2000)
     loops = [kernel.loops[i] for i in acc.loops if i in kernel.loops and kernel.loops[i].var is not None
              and kernel.loops[i].var.name in used]
     off_names = {s.name for s in syms(acc.offset)}
+    # warps and iterations repeat what the guard reads and the shape of the offsets: answer each once
+    guard_reads = sorted({s.name for c in guard for s in syms(c)})
+    active: dict = {}
+    degrees: dict = {}
     candidates = []  # (degree, warp, at, offsets, all_lanes, unbound names, lanes env)
     lows = []
     for w, lanes in warps:
@@ -273,7 +277,10 @@ def analyze(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int = 2000)
         for at, lane_envs in combos:
             offs, unbound, envs = {}, set(), {}
             for lane, env in lane_envs:
-                if not _active(guard, env):
+                key = tuple(env.get(name) for name in guard_reads)
+                if key not in active:
+                    active[key] = _active(guard, env)
+                if not active[key]:
                     continue
                 try:
                     offs[lane] = evaluate(acc.offset, env)
@@ -287,7 +294,7 @@ def analyze(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int = 2000)
                 offs = _sampled(acc.offset, envs, unbound)
                 if offs is None:
                     continue  # relative offsets change with the uniform symbols: not claimable
-            d = bank_degree(offs, acc.width)
+            d = _shifted_degree(offs, acc.width, degrees)
             lows.append(d.degree)
             candidates.append((d, w, at, offs, len(offs) == len(lanes) == WARP, tuple(sorted(unbound)), envs))
     if not candidates:
@@ -305,14 +312,35 @@ def analyze(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int = 2000)
     return Result("skipped", reason="the degree depends on kernel arguments or block indices")
 
 
+def _shifted_degree(offs: dict, width: int, memo: dict) -> Degree:
+    """bank_degree, answered once per pattern: offsets moved by a multiple of 128 bytes (all 32
+    banks) keep their banks, so only the words move."""
+    base = min(offs.values()) // (BANKS * WORD) * (BANKS * WORD)
+    key = (width, tuple((lane, off - base) for lane, off in offs.items()))
+    d = memo.get(key)
+    if d is None:
+        d = memo[key] = bank_degree(dict(key[1]), width)
+    return replace(d, words=tuple(w + base // WORD for w in d.words)) if base else d
+
+
 def _combos(loops, lanes, base_env, off_names):
     """[(at, [(lane, env)])]: every combination of the enumerable loops' iterations; loops whose
     counters cannot be enumerated stay symbolic (uniform ones) or make the access unknown."""
     out = [((), [(lane, {**base_env, **env}) for lane, env in lanes])]
     for loop in loops:
         nxt = []
+        # lanes that agree on what the loop reads run the same iterations (all of them, for a
+        # uniform loop): compute those once
+        reads = sorted({s.name for e in (loop.init, loop.step, loop.cond) if e is not None for s in syms(e)}
+                       - {loop.var.name})
+        known: dict = {}
         for at, lane_envs in out:
-            per_lane = [_loop_values(loop, env) for _, env in lane_envs]
+            per_lane = []
+            for _, env in lane_envs:
+                key = tuple(env.get(name) for name in reads)
+                if key not in known:
+                    known[key] = _loop_values(loop, env)
+                per_lane.append(known[key])
             if any(v is None for v in per_lane):
                 if loop.var.scope >= THREAD and loop.var.name in off_names:
                     return None
