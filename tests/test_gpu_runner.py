@@ -70,3 +70,28 @@ def test_bank_conflicts_are_judged_per_line():
     bad, clean = (f.confirmation for f in runner.confirm(fs, Settings(), timeout=120))
     assert bad.status == "confirmed" and bad.method == "ncu source counters", bad
     assert clean.status == "not-reproduced", clean
+
+
+def _confirm_file(rel, timeout=60):
+    from cudalint.engine import analyze_file
+    res = analyze_file(str(ROOT / rel), Settings())
+    return {f.line: f.confirmation for f in runner.confirm(res.findings, Settings(), timeout=timeout)}
+
+
+def test_barrier_skipped_by_exiting_threads_is_counted():
+    """sm_70+ neither hangs nor reports it; the per-thread arrival count shows the uneven block."""
+    c = _confirm_file("fixtures/barriers/early_return.cu")[15]
+    assert (c.status, c.method) == ("confirmed", "arrival count"), c
+    assert "24 thread(s) never" in c.detail, c
+
+
+@pytest.mark.skipif(not (runner.tools()["nvcc"] and runner.tools()["compute-sanitizer"]), reason="needs nvcc")
+def test_free_of_a_device_pointer_by_its_crash():
+    c = _confirm_file("fixtures/host/mismatched_free.cu", timeout=120)[64]
+    assert (c.status, c.method) == ("confirmed", "crash backtrace"), c
+    assert c.detail.endswith("called from device_freed_with_free"), c
+
+
+def test_lost_updates_that_repeat_every_run_by_the_atomic_variant():
+    c = _confirm_file("fixtures/races/global_accumulate.cu")[26]
+    assert (c.status, c.method) == ("confirmed", "atomic-variant"), c
