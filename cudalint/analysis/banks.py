@@ -264,9 +264,12 @@ def analyze(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int = 2000)
     loops = [kernel.loops[i] for i in acc.loops if i in kernel.loops and kernel.loops[i].var is not None
              and kernel.loops[i].var.name in used]
     off_names = {s.name for s in syms(acc.offset)}
-    # warps and iterations repeat what the guard reads and the shape of the offsets: answer each once
-    guard_reads = sorted({s.name for c in guard for s in syms(c)})
-    active: dict = {}
+    # conditions that read nothing lane-specific are answered once per warp and iteration, and
+    # repeated offset patterns once per access
+    lane_specific = _lane_specific(loops)
+    per_warp = [_compiled(c) for c in guard if not {s.name for s in syms(c)} & lane_specific]
+    per_lane = [_compiled(c) for c in guard if {s.name for s in syms(c)} & lane_specific]
+    offset_of = _compiled(acc.offset)
     degrees: dict = {}
     candidates = []  # (degree, warp, at, offsets, all_lanes, unbound names, lanes env)
     lows = []
@@ -276,20 +279,19 @@ def analyze(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int = 2000)
             return Result("skipped", reason="a per-thread loop counter with unknown bounds")
         for at, lane_envs in combos:
             offs, unbound, envs = {}, set(), {}
+            if lane_envs and not _active(per_warp, lane_envs[0][1]):
+                continue
             for lane, env in lane_envs:
-                key = tuple(env.get(name) for name in guard_reads)
-                if key not in active:
-                    active[key] = _active(guard, env)
-                if not active[key]:
+                if not _active(per_lane, env):
                     continue
                 try:
-                    offs[lane] = evaluate(acc.offset, env)
-                except Unbound:
+                    offs[lane] = offset_of(env)
+                except (KeyError, ZeroDivisionError, Unbound):
                     offs[lane] = None
                     unbound |= {s.name for s in syms(acc.offset) if s.name not in env}
                 envs[lane] = env
-            if not offs:
-                continue
+            if not offs or (not unbound and None in offs.values()):
+                continue  # no lane takes part, or a division by zero
             if unbound:
                 offs = _sampled(acc.offset, envs, unbound)
                 if offs is None:
@@ -310,6 +312,17 @@ def analyze(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int = 2000)
         return Result("conflict", d, w, at, low, unbound, assumption, offsets=tuple(sorted(offs.items())),
                       all_lanes=full)
     return Result("skipped", reason="the degree depends on kernel arguments or block indices")
+
+
+def _lane_specific(loops) -> set:
+    """Names whose values can differ between the lanes of one warp in one iteration: the thread
+    coordinates and the counters of loops that start, step or stop by them (outermost first)."""
+    names = {f"threadIdx.{a}" for a in AXES}
+    for loop in loops:
+        reads = {s.name for e in (loop.init, loop.step, loop.cond) if e is not None for s in syms(e)}
+        if reads & names:
+            names.add(loop.var.name)
+    return names
 
 
 def _shifted_degree(offs: dict, width: int, memo: dict) -> Degree:
@@ -362,13 +375,15 @@ def _combos(loops, lanes, base_env, off_names):
     return out
 
 
-def _active(guard, env) -> bool:
-    for c in guard:
+def _active(conditions, env) -> bool:
+    """Whether every condition (compiled, see _compiled) holds under env; one that reads an
+    argument or loaded data is assumed to hold."""
+    for holds in conditions:
         try:
-            if not evaluate(c, env):
+            if not holds(env):
                 return False
-        except Unbound:
-            pass  # a condition on arguments or data: assumed to hold
+        except (KeyError, ZeroDivisionError, Unbound):
+            pass
     return True
 
 
