@@ -223,7 +223,7 @@ def build_graph(fn_body: H.Block) -> tuple[_Graph, int]:
 
 
 class _State:
-    __slots__ = ("binds", "allocs", "results", "pending", "facts", "trail", "born")
+    __slots__ = ("binds", "allocs", "results", "pending", "facts", "trail", "born", "_key")
 
     def __init__(self):
         self.binds = {}  # var -> alloc site
@@ -233,6 +233,7 @@ class _State:
         self.facts = {}  # cond text -> bool
         self.trail = ()  # decisions taken, as text
         self.born = {}  # site -> len(trail) when allocated
+        self._key = None  # set once the state is on the walk's stack (never changed after that)
 
     def copy(self):
         s = _State()
@@ -241,8 +242,11 @@ class _State:
         return s
 
     def key(self):
-        return (frozenset(self.binds.items()), frozenset((k, v[0]) for k, v in self.allocs.items()),
-                frozenset(self.results.items()), frozenset(self.pending.items()), frozenset(self.facts.items()))
+        if self._key is None:
+            self._key = (frozenset(self.binds.items()), frozenset((k, v[0]) for k, v in self.allocs.items()),
+                         frozenset(self.results.items()), frozenset(self.pending.items()),
+                         frozenset(self.facts.items()))
+        return self._key
 
 
 def stream_text(t: str | None) -> str:
@@ -280,7 +284,8 @@ class _Flow:
                 break
             ev = g.ev[node]
             if ev is not None:
-                st = st.copy()
+                if not _inert(ev):
+                    st = st.copy()
                 if not self.event(ev, st):
                     continue
             for target, dec in reversed(g.edges[node]):
@@ -503,6 +508,15 @@ class _Flow:
             self.seen.add(key)
             path = st.trail[st.born.get(site, 0):]
             self.out.leaks.append(Leak(name, kind, alloc, aloc, ret.loc, ret.implicit, path))
+
+
+def _inert(ev) -> bool:
+    """Events that leave the state as it is (the walk then shares it instead of copying)."""
+    if isinstance(ev, H.Access):
+        return True  # reported against the state, never changes it
+    return (isinstance(ev, H.Call) and ev.name in _HARMLESS and not ev.noreturn and not ev.launch
+            and ev.name not in ALLOC_OUT and ev.name not in RELEASE and not (_API.match(ev.name) and
+                                                                              ev.name not in _API_OWNING))
 
 
 def _names(a: H.Arg | None):
