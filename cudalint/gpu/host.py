@@ -2,9 +2,10 @@
 ``compute-sanitizer --leak-check full``.
 
 Leaks and failing ``cudaFree``/``cudaFreeHost`` calls come from compute-sanitizer's reports, whose
-backtraces name the host function. ``free()`` on a device pointer is not a CUDA call: glibc aborts
-the program. A small signal handler linked into the program (:data:`CRASH_TRACE`, the user's file
-is not touched) prints the backtrace of that abort, which names the function that called ``free``.
+backtraces name the host function. ``free()`` on a device pointer is not a CUDA call: the program
+dies inside glibc (an abort, or a segmentation fault). A small signal handler linked into the
+program (:data:`CRASH_TRACE`, the user's file is not touched) prints the backtrace of that crash,
+which names the function that called ``free``.
 """
 
 from __future__ import annotations
@@ -33,12 +34,11 @@ CRASH_TRACE = r"""
 #include <unistd.h>
 static void cudalint_crash(int sig) {
   void* frames[64];
-  char head[96];
+  char line[96];
   int n = backtrace(frames, 64);
-  int len = snprintf(head, sizeof head, "\n%s %d\n", "BEGIN", sig);
-  write(2, head, len);
+  write(2, line, snprintf(line, sizeof line, "\n%s %d\n", BEGIN, sig));
   backtrace_symbols_fd(frames, n, 2);
-  write(2, "END\n", strlen("END\n"));
+  write(2, line, snprintf(line, sizeof line, "%s\n", END));
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -47,7 +47,7 @@ __attribute__((constructor)) static void cudalint_install_crash_trace(void) {
   signal(SIGSEGV, cudalint_crash);
   signal(SIGBUS, cudalint_crash);
 }
-""".replace('"BEGIN"', f'"{CRASH_BEGIN}"').replace('"END\\n"', f'"{CRASH_END}\\n"')
+""".replace("BEGIN", f'"{CRASH_BEGIN}"').replace("END", f'"{CRASH_END}"')
 # What glibc prints before it aborts on a bad free().
 GLIBC_FREE = re.compile(r"^((?:free|munmap_chunk|realloc|double free)[^\n]*?(?:invalid pointer|corruption|"
                         r"invalid size)[^\n]*)$", re.M)

@@ -67,9 +67,9 @@ CHILD = Path(__file__).with_name("child.py")
 # Differential runs: at least DIFF_MIN_RUNS, then more (up to DIFF_MAX_RUNS, while under
 # DIFF_SECONDS) until a difference shows: a racy counter often loses the same updates every run.
 DIFF_MIN_RUNS, DIFF_MAX_RUNS, DIFF_SECONDS = 6, 64, 10.0
+ARRIVAL_SLOTS = 1 << 24  # per-thread barrier arrival counters (64 MiB)
 # Float outputs may differ this much (relative) between runs: atomics add in a different order
 # each run, a reordered sum of n terms moves by about sqrt(n) ulp; a lost update moves by a term.
-ARRIVAL_SLOTS = 1 << 24  # per-thread barrier arrival counters (64 MiB)
 FLOAT_RTOL = {"f8": 1e-10, "f4": 1e-4, "f2": 1e-2, "bf16": 5e-2}
 NCU_SOURCE = ("--section", "SourceCounters", "--page", "source", "--csv", "--print-source", "cuda,sass")
 
@@ -269,7 +269,7 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
                     p["variant_source"], job.variant_line = variant, f.line
                     break
         elif step == "arrivals":
-            plain = job.runs.get("plain")
+            plain = _plain(job)
             lines = sorted(job.lines.get("barrier-divergence", ()))
             g = job.geometry
             slots = min(len(lines) * _prod(g.grid) * _prod(g.block), ARRIVAL_SLOTS)
@@ -614,8 +614,8 @@ def _uneven_arrivals(f: Finding, job: KernelJob) -> Confirmation | None:
     how = ", ".join(f"{n} thread(s) {'never' if c == '0' else f'{c} time(s)'}" for c, n in counts)
     why = ""
     if dict(f.properties).get("skipping_threads") == "exit":
-        why = ("; the others exit, which sm_70 and later count as arriving (so nothing hangs and synccheck "
-               "is silent), but CUDA requires the whole block to reach it")
+        why = ("; the threads that skip it exit, which sm_70 and later count as arriving (so nothing hangs "
+               "and synccheck is silent), but CUDA requires the whole block to reach it")
     return Confirmation("confirmed", "arrival count",
                         f"threads of one block reach line {f.line} different numbers of times: in block "
                         f"{tuple(ex['block'])} {how} ({a['uneven_blocks']} of {a['blocks']} block(s) "
