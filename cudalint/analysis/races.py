@@ -139,18 +139,25 @@ def _solve(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
     """_solve_pair, once per file for each question: template instantiations often repeat
     the same accesses, and the answer is then the same."""
     first, second = kernel.events[p.first], kernel.events[p.second]
-    key = ("race-question", _signature(kernel, first), _signature(kernel, second), p.iterations, p.wrap_loop,
-           geom, mode)
+    shape = lambda lid: _loop_shape(kernel, lid)  # noqa: E731
+    key = ("race-question", _signature(kernel, first), _signature(kernel, second),
+           tuple((shape(lid), how) for lid, how in p.iterations), shape(p.wrap_loop), geom, mode)
     race = ctx.shared(key, lambda: _solve_pair(kernel, p, geom, mode, timeout, ctx, memo))
     if race is None or race.kernel == kernel.name:
         return race
-    return replace(race, first=first, second=second, kernel=kernel.name)
+    return replace(race, first=first, second=second, wrap_loop=p.wrap_loop, kernel=kernel.name)
 
 
 def _signature(kernel, acc: Access):
     """What a race question depends on, of one access."""
     return (acc.array, acc.offset, _guard(acc), acc.width, acc.kind, acc.loc,
-            tuple(kernel.loops[lid] for lid in acc.loops))
+            tuple(_loop_shape(kernel, lid) for lid in acc.loops))
+
+
+def _loop_shape(kernel, lid):
+    """A loop as a question sees it, without its id: ids shift between template instantiations."""
+    loop = kernel.loops.get(lid) if lid is not None else None
+    return replace(loop, id=0) if loop is not None else lid
 
 
 def _guard(acc: Access) -> tuple:
