@@ -5,7 +5,9 @@ Finds non-atomic writes to global memory that two distinct threads (of any block
 the same address — `out[blockIdx.x] = v` executed by every thread of the block, `out[0] += v` —
 and reads of an address another thread writes with nothing ordering them. At addresses that
 depend on loaded data it flags only read-modify-write (`if (d[v] > x) d[v] = x`), since a scatter
-through an index array is usually a permutation.
+through an index array is usually a permutation. Where a launch in the file passes one pointer
+for two parameters (`blur<<<g, b>>>(d, d, n)`), accesses through both are checked as one buffer:
+a stencil written out-of-place and launched in place reads neighbours other threads overwrite.
 
 ## Why is this bad?
 Threads of different blocks are never ordered within a launch, and threads of one block only by

@@ -482,6 +482,18 @@ def test_judge_barrier_by_arrival_counts():
     assert c.status == "not-reproduced" and "all reached it equally often (1024 arrivals counted)" in c.detail
 
 
+def test_aliased_finding_runs_with_one_buffer_for_both_parameters():
+    """`blur3<<<g, b>>>(d_x, d_x, n)`: the plan passes the same buffer as `in` and `out`."""
+    from cudalint.engine import analyze_file
+    path = str(ROOT / "fixtures/races/inplace_alias.cu")
+    findings = analyze_file(path, Settings()).findings
+    assert [(f.line, dict(f.properties).get("aliased")) for f in findings] == [(14, "in=out")]
+    (job,) = runner.plan_kernel_jobs(path, findings, [0], Settings())
+    args = {a["name"]: a for a in job.plan["args"]}
+    assert args["out"]["same_as"] == 0 and "same_as" not in args["in"]
+    assert args["out"]["nbytes"] == args["in"]["nbytes"] >= (1 << 16) * 4
+
+
 def test_arrival_variant_counts_each_flagged_barrier():
     view = "#line 1 \"f.cu\"\n__global__ void k() {\n  __syncthreads();\n  if (x) __syncthreads ( ); __syncwarp();\n}"
     v = pl.arrival_variant(view, 1, [2, 3], 1024)

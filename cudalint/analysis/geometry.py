@@ -36,6 +36,12 @@ class Geometry:
         return f"symbolic blockDim (at most {self.max_threads} threads, {self.source})"
 
 
+def launches_of(model: FileModel, kernel: Kernel) -> list:
+    """The launches of this kernel (of this instantiation, for a template) in the file."""
+    return [launch for launch in model.launches if launch.kernel == kernel.qualname and
+            not (kernel.usr and launch.kernel_usr and launch.kernel_usr != kernel.usr)]
+
+
 def geometries(model: FileModel, kernel: Kernel, overrides: dict | None = None) -> list[Geometry]:
     """Every geometry the kernel is launched with in this file, else one symbolic geometry."""
     if overrides and kernel.qualname in overrides:
@@ -44,9 +50,7 @@ def geometries(model: FileModel, kernel: Kernel, overrides: dict | None = None) 
     if kernel.block_dim_comment:
         return [Geometry(kernel.block_dim_comment, None, "a `cudalint: block-dim` comment")]
     found, symbolic = [], False
-    for launch in model.launches:
-        if launch.kernel != kernel.qualname or (kernel.usr and launch.kernel_usr and launch.kernel_usr != kernel.usr):
-            continue
+    for launch in launches_of(model, kernel):
         if launch.block is None or all(v is None for v in launch.block) or \
                 any(v is not None and v <= 0 for v in launch.block):
             symbolic = True

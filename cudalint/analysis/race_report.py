@@ -16,6 +16,8 @@ def message(race: Race, kernel) -> str:
             f"{race.second_thread} {_VERB[s.kind]} `{race.second_index}` at line {s.loc.line}")
     if race.wrap_loop is not None:
         text += f" in {where}"
+    if race.alias is not None:
+        text += f", and {race.alias.describe()}"
     return f"{text}; {_ordering(race)} ({race.geometry.describe()}); {fix(race, kernel)}"
 
 
@@ -31,6 +33,9 @@ def _ordering(race: Race) -> str:
 
 def fix(race: Race, kernel) -> str:
     f, s = race.first, race.second
+    if race.alias is not None:
+        return (f"give `{race.alias.merged}` a buffer of its own at the launch at line {race.alias.launch.line} "
+                f"(or write the kernel for in-place use)")
     if race.kind == "global":
         if f.loc == s.loc or s.kind == "write" and f.kind == "write":
             return "use an atomic (atomicAdd/atomicMin/…) or let one thread per address write"
@@ -50,6 +55,10 @@ def related(race: Race) -> list[Related]:
     if f.array.loc:
         out.append(Related(f.array.loc.path, f.array.loc.line, f.array.loc.column, f"`{f.array.name}` declared here"))
     out += [Related(v.path, v.line, v.column, "reached through this call") for v in race.second.via]
+    if race.alias is not None:
+        at = race.alias.launch
+        out.append(Related(at.path, at.line, at.column, f"the launch that passes `{race.alias.argument}` as both "
+                                                       f"`{race.alias.kept}` and `{race.alias.merged}`"))
     return out
 
 
@@ -61,4 +70,5 @@ def findings(ctx, rule, kind: str):
                 yield rule.finding(race.second.loc, message(race, kernel), kernel=kernel.name,
                                    related=related(race),
                                    properties=(("first_thread", race.first_thread),
-                                               ("second_thread", race.second_thread)))
+                                               ("second_thread", race.second_thread))
+                                   + ((("aliased", f"{race.alias.kept}={race.alias.merged}"),) if race.alias else ()))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 import z3
 
+from cudalint.analysis.aliasing import Alias, aliased_view, aliases
 from cudalint.analysis.geometry import Geometry, Thread, block_geometries
 from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
 from cudalint.analysis.threads import loop_definition
@@ -34,6 +35,7 @@ class Race:
     geometry: Geometry
     wrap_loop: int | None
     kernel: str
+    alias: Alias | None = None  # two parameters one launch passes the same buffer
 
 
 def races(ctx, kernel: Kernel) -> list[Race]:
@@ -41,35 +43,60 @@ def races(ctx, kernel: Kernel) -> list[Race]:
 
 
 def _races(ctx, kernel: Kernel) -> list[Race]:
-    model, settings = ctx.model, ctx.settings
-    events = kernel.events
-    accesses = [i for i, e in enumerate(events) if isinstance(e, Access) and e.array.space in ("shared", "global")
-                and not e.array.read_only and _reachable(e)]
+    found: dict = {}
+    accesses = [i for i, e in enumerate(kernel.events) if isinstance(e, Access)
+                and e.array.space in ("shared", "global") and not e.array.read_only and _reachable(e)]
+    pairs = [(i, j) for n, i in enumerate(accesses) for j in accesses[n:]
+             if kernel.events[i].array == kernel.events[j].array]
+    budget = _search(ctx, kernel, pairs, found, MAX_PAIRS)
+    for alias in aliases(ctx.model, kernel):
+        view, moved = aliased_view(kernel, alias)
+        both = [i for i, e in enumerate(view.events) if isinstance(e, Access) and e.array.space == "global"
+                and e.array.name == alias.kept and _reachable(e)]
+        pairs = [(i, j) for n, i in enumerate(both) for j in both[n:] if (i in moved) != (j in moved)]
+        races: dict = {}
+        budget = _search(ctx, view, pairs, races, budget)
+        for key, race in races.items():
+            found.setdefault(key, _unaliased(race, kernel, view, alias))
+    return sorted(found.values(), key=lambda r: (r.second.loc.line, r.kind))
+
+
+def _search(ctx, kernel: Kernel, pairs: list, found: dict, budget: int) -> int:
+    """Ask about each pair of accesses (event indices) until one race per line and kind is
+    found; returns the pair budget left."""
+    settings, events = ctx.settings, kernel.events
     block_iv = Intervals(kernel, frozenset({"block"}))
     warp_iv = Intervals(kernel, frozenset({"block", "warp"}))
-    found: dict = {}
     memo: dict = {}  # facts shared by many queries (z3 terms are slow to build in Python)
-    budget = MAX_PAIRS
-    geoms = block_geometries(model, kernel, settings.block_dims)
-    for n, i in enumerate(accesses):
-        for j in accesses[n:]:
-            a, b = events[i], events[j]
-            if a.array != b.array or not _conflicting(a, b):
-                continue
-            if a.array.space == "global" and not _global_candidate(kernel, a, b):
-                continue
-            budget -= 1
-            if budget < 0 or ctx.out_of_time():
-                ctx.skipped.append((f"races in {kernel.name}", "pair budget or file time budget spent"))
-                return list(found.values())
-            for geom in _screened(geoms, lambda g: _check_pair(kernel, i, j, g, block_iv, warp_iv,
-                                                               settings.solver_timeout_ms, ctx, memo)):
-                race = _check_pair(kernel, i, j, geom, block_iv, warp_iv, settings.solver_timeout_ms, ctx, memo)
-                if race is not None:
-                    key = (race.kind == "global", race.second.loc.line)
-                    found.setdefault(key, race)
-                    break
-    return sorted(found.values(), key=lambda r: (r.second.loc.line, r.kind))
+    geoms = block_geometries(ctx.model, kernel, settings.block_dims)
+    for i, j in pairs:
+        a, b = events[i], events[j]
+        if not _conflicting(a, b):
+            continue
+        if a.array.space == "global" and not _global_candidate(kernel, a, b):
+            continue
+        budget -= 1
+        if budget < 0 or ctx.out_of_time():
+            ctx.skipped.append((f"races in {kernel.name}", "pair budget or file time budget spent"))
+            return budget
+        for geom in _screened(geoms, lambda g: _check_pair(kernel, i, j, g, block_iv, warp_iv,
+                                                           settings.solver_timeout_ms, ctx, memo)):
+            race = _check_pair(kernel, i, j, geom, block_iv, warp_iv, settings.solver_timeout_ms, ctx, memo)
+            if race is not None:
+                found.setdefault((race.kind == "global", race.second.loc.line), race)
+                break
+    return budget
+
+
+def _unaliased(race: Race, kernel: Kernel, view: Kernel, alias: Alias) -> Race:
+    """A race found in the aliased view, told with the kernel's own accesses and names."""
+    own = dict(zip(view.events, kernel.events))
+    first, second = own[race.first], own[race.second]
+
+    def named(index: str, acc: Access) -> str:
+        return acc.array.name + index[len(alias.kept):] if index.startswith(alias.kept + "[") else index
+    return replace(race, first=first, second=second, first_index=named(race.first_index, first),
+                   second_index=named(race.second_index, second), alias=alias)
 
 
 def _screened(geoms: list, races_at) -> list:

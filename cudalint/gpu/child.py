@@ -98,7 +98,9 @@ def _arguments(np, plan, bufs, init) -> list:
     """The launch's arguments, every buffer reset to the initial data."""
     args = []
     for a, b, h in zip(plan["args"], bufs, init):
-        if a["kind"] == "buffer":
+        if a.get("same_as") is not None:  # the launch passes one buffer for two parameters
+            args.append(bufs[a["same_as"]])
+        elif a["kind"] == "buffer":
             b.set(h)
             args.append(b)
         else:

@@ -154,6 +154,18 @@ def _accesses(kern) -> dict:
     return out
 
 
+def _aliased_args(args: list, aliased: str | None) -> list:
+    """With `aliased` ("in=out"), the second buffer is the first one (`same_as` its index), as at
+    the launch that passes one pointer for both."""
+    kept, _, merged = (aliased or "").partition("=")
+    index = {a["name"]: i for i, a in enumerate(args)}
+    if kept in index and merged in index:
+        k, m = args[index[kept]], args[index[merged]]
+        k["nbytes"] = m["nbytes"] = max(k["nbytes"], m["nbytes"])
+        m["same_as"] = index[kept]
+    return args
+
+
 def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[KernelJob]:
     """Group one file's kernel findings into jobs (kernel x geometry) with their run plans."""
     source = Path(path).read_text(encoding="utf-8", errors="replace")
@@ -188,7 +200,8 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
         except pl.EvalError as exc:
             jobs.setdefault((f.kernel, str(exc)), KernelJob(path, f.kernel, [], problem=f"override: {exc}")).findings.append(i)
             continue
-        key = (f.kernel, geom.grid, geom.block, geom.shared_bytes)
+        aliased = dict(f.properties).get("aliased")  # "in=out": the launch passes one buffer for both
+        key = (f.kernel, geom.grid, geom.block, geom.shared_bytes, aliased)
         if key in jobs:
             jobs[key].findings.append(i)
             continue
@@ -211,8 +224,8 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
             "source": view, "options": _nvrtc_options(path, settings),
             "name_expressions": [f.kernel], "kernel": f.kernel,
             "grid": list(geom.grid), "block": list(geom.block), "shared_bytes": geom.shared_bytes,
-            "args": [{"name": a.name, "kind": a.kind, "dtype": a.dtype, "value": a.value, "nbytes": a.nbytes,
-                      "fill": a.fill} for a in args.args],
+            "args": _aliased_args([{"name": a.name, "kind": a.kind, "dtype": a.dtype, "value": a.value,
+                                    "nbytes": a.nbytes, "fill": a.fill} for a in args.args], aliased),
             "runs": 1, "seed": 12345,
             "mem_limit": int(os.environ.get("CUDALINT_CONFIRM_MEM", 4 << 30)),
         }
