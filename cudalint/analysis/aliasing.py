@@ -1,8 +1,8 @@
 """Pointer arguments that name one buffer: `blur<<<g, b>>>(d, d, n)` makes the kernel's `in` and
 `out` the same memory, so a read of `in[i + 1]` races with another thread's write of `out[i + 1]`.
 
-Only launches in the file count, and only arguments spelt alike (`d` and `d`): `d` and `d + 1`,
-or two pointers that happen to hold one address, are not seen.
+Only launches in the file count, and only arguments spelt alike as names (`d` and `d`): `d` and
+`d + 1`, two pointers that happen to hold one address, and launches written by macros are not seen.
 """
 
 from __future__ import annotations
@@ -12,6 +12,11 @@ from dataclasses import dataclass, replace
 
 from cudalint.analysis.geometry import launches_of
 from cudalint.model import Access, FileModel, Kernel, Loc
+
+
+# A pointer spelt as a name (`d`, `buf.data`, `p->out`, `bufs[0]`): a launch written by a macro
+# spells every argument as the whole macro call, which says nothing about aliasing.
+_NAME = re.compile(r"[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*|\[\w+\])*")
 
 
 @dataclass(frozen=True)
@@ -36,7 +41,7 @@ def aliases(model: FileModel, kernel: Kernel) -> list[Alias]:
         for x, a in enumerate(params):
             for y in range(x + 1, len(params)):
                 b = params[y]
-                if texts[x] and texts[x] == texts[y] and a in pointers and b in pointers:
+                if _NAME.fullmatch(texts[x]) and texts[x] == texts[y] and a in pointers and b in pointers:
                     found.setdefault((a, b), Alias(a, b, launch.args_text[x].strip(), launch.loc))
     return list(found.values())
 
