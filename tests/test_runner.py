@@ -487,7 +487,7 @@ def test_aliased_finding_runs_with_one_buffer_for_both_parameters():
     from cudalint.engine import analyze_file
     path = str(ROOT / "fixtures/races/inplace_alias.cu")
     findings = analyze_file(path, Settings()).findings
-    assert [(f.line, dict(f.properties).get("aliased")) for f in findings] == [(14, "in=out")]
+    assert [(f.line, dict(f.properties).get("aliased")) for f in findings] == [(17, "in=out")]
     (job,) = runner.plan_kernel_jobs(path, findings, [0], Settings())
     args = {a["name"]: a for a in job.plan["args"]}
     assert args["out"]["same_as"] == 0 and "same_as" not in args["in"]
