@@ -43,6 +43,8 @@ def races(ctx, kernel: Kernel) -> list[Race]:
 
 
 def _races(ctx, kernel: Kernel) -> list[Race]:
+    """Pairs of accesses to one array; then, for each pair of parameters a launch passes one
+    buffer, the pairs that buffer makes (cudalint.analysis.aliasing)."""
     found: dict = {}
     accesses = [i for i, e in enumerate(kernel.events) if isinstance(e, Access)
                 and e.array.space in ("shared", "global") and not e.array.read_only and _reachable(e)]
@@ -54,9 +56,9 @@ def _races(ctx, kernel: Kernel) -> list[Race]:
         both = [i for i, e in enumerate(view.events) if isinstance(e, Access) and e.array.space == "global"
                 and e.array.name == alias.kept and _reachable(e)]
         pairs = [(i, j) for n, i in enumerate(both) for j in both[n:] if (i in moved) != (j in moved)]
-        races: dict = {}
-        budget = _search(ctx, view, pairs, races, budget)
-        for key, race in races.items():
+        through_alias: dict = {}
+        budget = _search(ctx, view, pairs, through_alias, budget)
+        for key, race in through_alias.items():
             found.setdefault(key, _unaliased(race, kernel, view, alias))
     return sorted(found.values(), key=lambda r: (r.second.loc.line, r.kind))
 
