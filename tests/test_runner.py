@@ -579,11 +579,9 @@ def test_judge_host_free_of_a_device_pointer_by_crash_backtrace():
 
 
 def test_parse_crash_of_a_glibc_abort():
+    """The handler's output on the CPU machine (free() of a stack address: glibc aborts)."""
     from cudalint.gpu.host import parse_crash
-    text = ("munmap_chunk(): invalid pointer\n\n=== cudalint: host program got signal 6\n./prog(+0x122f)[0x55]\n"
-            "/lib/libc.so.6(abort+0xd3)[0x7f]\n/lib/libc.so.6(__libc_free+0xb8)[0x7f]\n"
-            "./prog(_Z22device_freed_with_freev+0x3e)[0x55]\n./prog(main+0x9)[0x55]\n=== cudalint: end of backtrace\n")
-    c = parse_crash(text)
+    c = parse_crash((RUNNER_DATA / "crash_glibc_abort_cpu.txt").read_text())
     assert c.signal_name() == "SIGABRT" and c.glibc == "munmap_chunk(): invalid pointer" and c.in_free()
     assert c.first_of(["main", "device_freed_with_free", "freed_with_free"]) == "device_freed_with_free"
     assert parse_crash("no crash here") is None
