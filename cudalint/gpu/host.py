@@ -21,6 +21,7 @@ from cudalint.findings import Confirmation, Finding
 
 from . import evidence as ev
 from .proc import Run, run_cmd
+from .source import blank_comments_strings, enclosing_function, function_spans
 
 FREE_CALLS = ("cudaFree", "cudaFreeHost", "cudaFreeAsync", "cudaFreeArray", "cuMemFree")
 CRASH_BEGIN, CRASH_END = "=== cudalint: host program got signal", "=== cudalint: end of backtrace"
@@ -97,7 +98,7 @@ def run_host(path: str, settings, tl: dict, timeout: float, work: Path) -> dict:
         miss = " and ".join(n for n, p in (("nvcc", nvcc), ("compute-sanitizer", cs)) if not p)
         return {"problem": f"{miss} not on PATH: the host program cannot be built and checked"}
     src = Path(path).read_text(encoding="utf-8", errors="replace")
-    if not re.search(r"\bmain\s*\(", ev._blank_comments_strings(src)):
+    if not re.search(r"\bmain\s*\(", blank_comments_strings(src)):
         return {"problem": "the file has no main(): no host program to run"}
     wd = Path(tempfile.mkdtemp(prefix="host-", dir=work))
     (wd / "cudalint_crash_trace.c").write_text(CRASH_TRACE)
@@ -122,8 +123,8 @@ def judge_host(f: Finding, host: dict, source: str) -> Confirmation:
     r: Run = host["run"]
     if r.timed_out:
         return Confirmation("error", method, f"the program was killed after {r.seconds:.0f} s")
-    spans = ev.function_spans(source)
-    fs = ev.enclosing_function(spans, f.line)
+    spans = function_spans(source)
+    fs = enclosing_function(spans, f.line)
     func = fs.name if fs else None
     if f.category == "memory-leak":
         rep = ev.parse_leakcheck(r.output)

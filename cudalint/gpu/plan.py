@@ -36,6 +36,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import evidence as ev
+from .source import blank_comments_strings, function_spans
 
 # ----------------------------------------------------------------------------- types
 
@@ -145,7 +146,7 @@ def device_view(source: str, path: str = "input.cu", defines: tuple = ()) -> tup
     kept line keeps its number.
     """
     lines = source.split("\n")
-    spans = ev.function_spans(source)
+    spans = function_spans(source)
     blank = set()
     for sp in spans:
         if sp.is_kernel or sp.is_device:
@@ -271,7 +272,7 @@ def kernel_span(source: str, name: str, line: int | None = None):
     """The FunctionSpan of kernel ``name`` (bare name), the one containing ``line`` if given."""
     base = ev.kernel_basename(name) or name
     best = None
-    for sp in ev.function_spans(source):
+    for sp in function_spans(source):
         if not sp.is_kernel or sp.name != base:
             continue
         if line is None or sp.start_line <= line <= sp.end_line:
@@ -342,7 +343,7 @@ _DECL_TYPES = r"(?:unsigned\s+|signed\s+)?(?:int|long\s+long|long|short|size_t|u
 
 def local_constants(source: str, before_line: int | None = None) -> dict[str, str]:
     """``[const|constexpr|static] TYPE name = expr;`` definitions (the last one before a line)."""
-    text = ev._blank_comments_strings(source)
+    text = blank_comments_strings(source)
     if before_line is not None:
         text = "\n".join(text.split("\n")[: before_line])
     out = {}

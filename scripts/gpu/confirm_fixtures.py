@@ -43,7 +43,6 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import importlib.util
-import io
 import json
 import os
 import re
@@ -53,6 +52,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,11 +60,17 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _load_evidence():
-    path = REPO / "cudalint" / "gpu" / "evidence.py"
-    spec = importlib.util.spec_from_file_location("cudalint_gpu_evidence", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look the module up
-    spec.loader.exec_module(mod)
+    """cudalint/gpu/evidence.py (and the source.py it imports) without importing cudalint, whose
+    dependencies need not be installed where this runs."""
+    folder = REPO / "cudalint" / "gpu"
+    pkg = types.ModuleType("cudalint_gpu_standalone")
+    pkg.__path__ = [str(folder)]
+    sys.modules[pkg.__name__] = pkg
+    for name in ("source", "evidence"):
+        spec = importlib.util.spec_from_file_location(f"{pkg.__name__}.{name}", folder / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod  # dataclasses look the module up
+        spec.loader.exec_module(mod)
     return mod
 
 
@@ -195,7 +201,7 @@ def discover(fixtures_dir: Path, only: list[str] | None) -> list[Fixture]:
         if only and not any(Path(rel).match(o) or o in rel for o in only):
             continue
         src = p.read_text(errors="replace")
-        if not re.search(r"\bmain\s*\(", ev._blank_comments_strings(src)):
+        if not re.search(r"\bmain\s*\(", ev.blank_comments_strings(src)):
             continue
         files = [p] + local_includes(p, fixtures_dir)
         markers = []

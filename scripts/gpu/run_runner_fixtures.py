@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-probes", action="store_true")
     args = ap.parse_args(argv)
 
-    from cudalint.engine import analyze_all, analyze_file  # noqa: F401
+    from cudalint.engine import analyze_all
     from cudalint.findings import Finding
     from cudalint.frontend.parse import parse
     from cudalint.frontend.tu import build_model
