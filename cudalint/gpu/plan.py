@@ -213,7 +213,7 @@ def atomic_variant(view: str, offset: int, line: int) -> str | None:
     return "\n".join(lines)
 
 
-ARRIVALS = "cudalint_arrivals"
+# The counters the child reads back by name (`cudalint_arrivals`, extern "C": not mangled).
 _ARRIVE = """extern "C" {{ __device__ unsigned int cudalint_arrivals[{slots}]; }}
 static __device__ inline void cudalint_arrive(unsigned int k) {{
   unsigned int blocks = gridDim.x * gridDim.y * gridDim.z, threads = blockDim.x * blockDim.y * blockDim.z;
@@ -230,12 +230,12 @@ def arrival_variant(view: str, offset: int, lines: list[int], slots: int) -> str
     the lines holds a `__syncthreads()`. Threads of one block that arrive different numbers of
     times show a divergent barrier even where nothing hangs (threads that exit)."""
     out = view.split("\n")
-    found = False
+    found = 0
     for k, line in enumerate(lines):
         i = offset + line - 1
-        if 0 <= i < len(out) and re.search(r"\b__syncthreads\s*\(\s*\)", out[i]):
-            out[i] = re.sub(r"\b__syncthreads\s*\(\s*\)", f"(cudalint_arrive({k}u), __syncthreads())", out[i])
-            found = True
+        if 0 <= i < len(out):
+            out[i], n = re.subn(r"\b__syncthreads\s*\(\s*\)", f"(cudalint_arrive({k}u), __syncthreads())", out[i])
+            found += n
     return _ARRIVE.format(slots=slots) + "\n".join(out) if found else None
 
 
