@@ -40,31 +40,49 @@ class Run:
     result: dict = field(default_factory=dict)  # the child's JSON (kernel runs)
 
 
-def run_cmd(tool: str, cmd: list, timeout: float, env: dict | None = None, cwd: str | None = None) -> Run:
-    """Run in a new process group; on timeout kill the whole group."""
-    r = Run(tool, [str(c) for c in cmd])
+@dataclass(frozen=True)
+class Finished:
+    rc: int | None  # None: did not start, or killed before it exited
+    out: str
+    err: str  # "" when stderr went into out
+    timed_out: bool
+    seconds: float
+    start_error: str | None = None  # "could not start: …"
+
+
+def communicate(cmd: list, timeout: float, env: dict | None = None, cwd=None, merge: bool = True,
+                grace: float = 20) -> Finished:
+    """Run cmd in a new process group; on timeout kill the whole group (and wait `grace` seconds
+    for its output). `merge`: stderr into stdout."""
     t0 = time.monotonic()
     try:
-        p = subprocess.Popen(r.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        p = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT if merge else subprocess.PIPE, text=True,
                              errors="replace", start_new_session=True, env=env, cwd=cwd)
     except OSError as exc:
-        r.output = f"could not start: {exc}"
-        return r
+        return Finished(None, "", "", False, time.monotonic() - t0, f"could not start: {exc}")
+    timed_out = False
     try:
-        out, _ = p.communicate(timeout=timeout)
+        out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        r.timed_out = True
+        timed_out = True
         try:
             os.killpg(p.pid, signal.SIGKILL)
         except OSError:
             pass
         try:
-            out, _ = p.communicate(timeout=20)
+            out, err = p.communicate(timeout=grace)
         except subprocess.TimeoutExpired:
-            out = ""
-    r.rc = p.returncode
-    r.seconds = time.monotonic() - t0
-    r.output = out or ""
+            out, err = "", ""
+    return Finished(p.returncode, out or "", err or "", timed_out, time.monotonic() - t0)
+
+
+def run_cmd(tool: str, cmd: list, timeout: float, env: dict | None = None, cwd: str | None = None) -> Run:
+    """communicate(), stderr merged into the Run's output."""
+    r = Run(tool, [str(c) for c in cmd])
+    done = communicate(r.cmd, timeout, env=env, cwd=cwd)
+    if done.start_error:
+        r.output = done.start_error
+        return r
+    r.rc, r.timed_out, r.seconds, r.output = done.rc, done.timed_out, done.seconds, done.out
     return r
-
-

@@ -47,8 +47,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
 import tarfile
 import time
@@ -59,22 +57,24 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _load_evidence():
-    """cudalint/gpu/evidence.py (and the source.py it imports) without importing cudalint, whose
-    dependencies need not be installed where this runs."""
+def _load_standalone() -> dict:
+    """cudalint/gpu/{source,evidence,proc}.py (standard library only) without importing cudalint,
+    whose dependencies need not be installed where this runs."""
     folder = REPO / "cudalint" / "gpu"
     pkg = types.ModuleType("cudalint_gpu_standalone")
     pkg.__path__ = [str(folder)]
     sys.modules[pkg.__name__] = pkg
-    for name in ("source", "evidence"):
+    mods = {}
+    for name in ("source", "evidence", "proc"):
         spec = importlib.util.spec_from_file_location(f"{pkg.__name__}.{name}", folder / f"{name}.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod  # dataclasses look the module up
-        spec.loader.exec_module(mod)
-    return mod
+        mods[name] = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mods[name]  # dataclasses look the module up
+        spec.loader.exec_module(mods[name])
+    return mods
 
 
-ev = _load_evidence()
+_standalone = _load_standalone()
+ev, proc = _standalone["evidence"], _standalone["proc"]
 
 FOLDER_TOOLS = {
     "races": ("racecheck", "synccheck", "plain"),
@@ -137,31 +137,14 @@ class Run:
 
 
 def run_cmd(tool: str, cmd: list[str], timeout: float, cwd: Path | None = None) -> Run:
-    """Run with a time limit; kill the whole process group on timeout."""
+    """Run with a time limit; kill the whole process group on timeout (cudalint/gpu/proc.py)."""
     r = Run(tool, cmd)
-    t0 = time.monotonic()
-    try:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                             start_new_session=True, text=True, errors="replace")
-    except OSError as e:
-        r.error = f"could not start: {e}"
+    done = proc.communicate(cmd, timeout, cwd=cwd, merge=False, grace=15)
+    if done.start_error:
+        r.error = done.start_error
         return r
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        r.timed_out = True
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            out, err = p.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            out, err = "", ""
-    r.seconds = time.monotonic() - t0
-    r.rc = p.returncode
-    r.stdout = out or ""
-    r.output = (out or "") + (("\n--- stderr ---\n" + err) if err else "")
+    r.seconds, r.rc, r.timed_out, r.stdout = done.seconds, done.rc, done.timed_out, done.out
+    r.output = done.out + (("\n--- stderr ---\n" + done.err) if done.err else "")
     if r.timed_out:
         r.output += f"\n--- killed after {timeout:.0f} s (time limit) ---\n"
     return r
