@@ -31,8 +31,7 @@ class FileContext:
     def per_access(self, analysis: str, kernel, acc, geom, compute):
         """compute(), once per file for each access as the analyses see it (its offset, guard,
         loops and the geometry): template instantiations repeat most accesses unchanged."""
-        loops = tuple((lp.var, lp.init, lp.step_op, lp.step, lp.cond) if lp else None
-                      for lp in (kernel.loops.get(lid) for lid in acc.loops))  # not the ids: they shift
+        loops = tuple(lp.shape() if lp else None for lp in (kernel.loops.get(lid) for lid in acc.loops))
         key = (analysis, acc.array, acc.offset, acc.guard, acc.width, acc.align, acc.kind, acc.loc, loops, geom)
         return self.shared(key, compute)
 

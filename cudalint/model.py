@@ -8,7 +8,7 @@ alignment and bank-conflict analyses need, and it keeps them independent of libc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Union
 
 # ---------------------------------------------------------------------------- expressions
@@ -113,6 +113,11 @@ class Loop:
     has_block_barrier: bool
     has_warp_barrier: bool
     loc: Loc
+
+    def shape(self) -> Loop:
+        """The loop without its id: ids shift between template instantiations of one kernel,
+        so caches shared across instantiations key on this."""
+        return replace(self, id=0)
 
 
 @dataclass(frozen=True)

@@ -184,9 +184,8 @@ def _signature(kernel, acc: Access):
 
 
 def _loop_shape(kernel, lid):
-    """A loop as a question sees it, without its id: ids shift between template instantiations."""
     loop = kernel.loops.get(lid) if lid is not None else None
-    return replace(loop, id=0) if loop is not None else lid
+    return loop.shape() if loop is not None else lid
 
 
 def _guard(acc: Access) -> tuple:
