@@ -152,9 +152,8 @@ def mul_in_range(a, b) -> list:
         c = b.as_signed_long()
         if c == 0:
             return []
-        lo, hi = -(2**(BITS - 1)), 2**(BITS - 1) - 1
-        low, high = (_ceil_div(lo, c), hi // c) if c > 0 else (_ceil_div(hi, c), lo // c)
-        return [a >= max(low, lo), a <= min(high, hi)]
+        low, high = (_ceil_div(INT_MIN, c), INT_MAX // c) if c > 0 else (_ceil_div(INT_MAX, c), INT_MIN // c)
+        return [a >= max(low, INT_MIN), a <= min(high, INT_MAX)]
     return [z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b)]
 
 
