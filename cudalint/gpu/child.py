@@ -108,13 +108,17 @@ def _arguments(np, plan, bufs, init) -> list:
     return args
 
 
+def _build(cupy, plan, code: str):
+    """The module NVRTC makes of `code` with the plan's options, and the plan's kernel in it."""
+    mod = cupy.RawModule(code=code, options=tuple(plan["options"]), name_expressions=plan["name_expressions"])
+    return mod, mod.get_function(plan["kernel"])
+
+
 def _variant(cupy, np, plan, bufs, init, first, shared: int, rtol: dict) -> dict:
     """The kernel with its racy read-modify-write made atomic, run once from the same inputs:
     per buffer, how far its result is from the first run's (None: identical)."""
     try:
-        mod = cupy.RawModule(code=plan["variant_source"], options=tuple(plan["options"]),
-                             name_expressions=plan["name_expressions"])
-        fn = mod.get_function(plan["kernel"])
+        _mod, fn = _build(cupy, plan, plan["variant_source"])
     except Exception as exc:
         return {"compiled": False, "log": str(exc)[-1000:]}
     try:  # the variant's failure must not spoil the differential runs' results
@@ -174,9 +178,7 @@ def main(argv) -> int:
     try:
         pool = cupy.get_default_memory_pool()
         pool.set_limit(size=int(plan.get("mem_limit") or 0))
-        mod = cupy.RawModule(code=plan["source"], options=tuple(plan["options"]),
-                             name_expressions=plan["name_expressions"])
-        fn = mod.get_function(plan["kernel"])
+        mod, fn = _build(cupy, plan, plan["source"])
         res["compiled"] = True
     except Exception as exc:
         res["error"] = "compile"
