@@ -768,7 +768,8 @@ class BankConflictStats:
         return max(ds) if ds else None
 
 
-def _num(s: str) -> float | None:
+def parse_number(s: str) -> float | None:
+    """A number as ncu prints it (`1,024`), else None (`n/a`, `-`, empty)."""
     s = (s or "").strip().replace(",", "")
     if not s or s.lower() in ("n/a", "nan", "-"):
         return None
@@ -853,7 +854,7 @@ def parse_ncu_bank_conflicts(text: str) -> dict[str, BankConflictStats]:
         if k not in per_launch:
             per_launch[k] = {}
             order.append(k)
-        v = _num(value)
+        v = parse_number(value)
         if v is not None:
             per_launch[k][key] = v
     out: dict[str, dict] = {}

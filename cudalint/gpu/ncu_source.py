@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .evidence import kernel_basename
+from .evidence import kernel_basename, parse_number
 
 
 @dataclass(frozen=True)
@@ -44,10 +44,7 @@ class SharedLine:
 
 
 def _num(s: str) -> float:
-    try:
-        return float(s.replace(",", ""))
-    except ValueError:
-        return 0.0
+    return parse_number(s) or 0.0
 
 
 _LINE_ROW = re.compile(r'^"(\d+)",')
