@@ -49,8 +49,10 @@ def _parser() -> argparse.ArgumentParser:
     sel.add_argument("--select", action="append", default=[], metavar="CODES",
                      help="only these rule codes, prefixes or names (comma-separated)")
     sel.add_argument("--ignore", action="append", default=[], metavar="CODES", help="skip these rules")
-    sel.add_argument("--block-dim", action="append", default=[], metavar="KERNEL=X[,Y[,Z]]",
-                     help="pin a kernel's blockDim when launch sites do not say it")
+    sel.add_argument("--block-dim", action="append", default=[], metavar="[KERNEL=]X[,Y[,Z]]",
+                     help="pin blockDim (of one kernel, or of every kernel) where launch sites do not say it")
+    sel.add_argument("--grid-dim", action="append", default=[], metavar="[KERNEL=]X[,Y[,Z]]",
+                     help="pin gridDim (of one kernel, or of every kernel) where launch sites do not say it")
     sel.add_argument("--min-bank-conflict-degree", type=int, default=None, metavar="N")
     sel.add_argument("--solver-timeout", type=int, default=None, metavar="MS", help="per z3 query (default 2000)")
     sel.add_argument("--file-budget", type=float, default=None, metavar="SECONDS",
@@ -78,29 +80,33 @@ def _split(values: list[str]) -> tuple[str, ...]:
     return tuple(v.strip() for item in values for v in item.split(",") if v.strip())
 
 
-def _block_dims(values: list[str]) -> dict:
+def _dims(flag: str, values: list[str]) -> dict:
+    """KERNEL=X[,Y[,Z]] pins one kernel; a bare X[,Y[,Z]] every kernel (key "*")."""
     dims = {}
     for v in values:
-        name, _, rest = v.partition("=")
+        name, eq, rest = v.rpartition("=")
+        name = name.strip() if eq else "*"
         try:
             nums = tuple(int(x) for x in rest.split(",") if x.strip())
         except ValueError:
             nums = ()
         if not name or not 1 <= len(nums) <= 3 or any(n <= 0 for n in nums):
-            raise ValueError(f"--block-dim {v!r}: expected KERNEL=X[,Y[,Z]] with positive integers")
+            raise ValueError(f"{flag} {v!r}: expected [KERNEL=]X[,Y[,Z]] with positive integers")
         dims[name] = (nums + (1, 1))[:3]
     return dims
 
 
 def settings_from_args(args, config=None):
     """Settings from defaults, then the config file, then the command line (which wins).
-    --select replaces the config's select; --ignore, -I, -D, --block-dim add to the config's."""
+    --select replaces the config's select; --ignore, -I, -D, --block-dim, --grid-dim add to the
+    config's."""
     from cudalint.settings import Settings
     s = Settings()
     c = config.values if config is not None else {}
     select = _split(args.select) or tuple(c.get("select", ()))
     ignore = tuple(c.get("ignore", ())) + _split(args.ignore)
-    block_dims = {**c.get("block-dim", {}), **_block_dims(args.block_dim)}
+    block_dims = {**c.get("block-dim", {}), **_dims("--block-dim", args.block_dim)}
+    grid_dims = {**c.get("grid-dim", {}), **_dims("--grid-dim", args.grid_dim)}
     changes = dict(
         cuda_mode=args.cuda_mode or c.get("cuda-mode") or s.cuda_mode,
         cuda_path=args.cuda_path or c.get("cuda-path"),
@@ -109,7 +115,7 @@ def settings_from_args(args, config=None):
         std=args.std or c.get("std") or s.std,
         compile_commands_dir=args.build_dir or c.get("compile-commands-dir"),
         extensions=tuple(c.get("extensions", s.extensions)),
-        select=select, ignore=ignore, block_dims=block_dims,
+        select=select, ignore=ignore, block_dims=block_dims, grid_dims=grid_dims,
         severities=dict(c.get("severity", {})), verbose=args.verbose, pch=not args.no_pch)
     for attr, flag, key in (("solver_timeout_ms", "solver_timeout", "solver-timeout-ms"),
                             ("file_budget_s", "file_budget", "file-budget-s"),

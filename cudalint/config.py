@@ -183,7 +183,8 @@ def _per_file_ignores(v, root):
     return tuple(out)
 
 
-def _block_dim(v, root):
+def _dims(v, root):
+    """`block-dim` / `grid-dim`: kernel name (or "*" for every kernel) -> [x, y, z]."""
     out = {}
     for kernel, dims in _table(v).items():
         if (not isinstance(dims, list) or not 1 <= len(dims) <= 3
@@ -221,7 +222,8 @@ _KEYS = {
     "defines": _str_list,
     "std": _str,
     "compile-commands-dir": _path,
-    "block-dim": _block_dim,
+    "block-dim": _dims,
+    "grid-dim": _dims,
     "severity": _severity,
     "solver-timeout-ms": _int(1),
     "file-budget-s": _positive_number,

@@ -135,6 +135,15 @@ class Access:
     volatile: bool = False
     via: tuple = ()  # call-site Locs when inlined from a __device__ helper
     type_name: str = ""  # the accessed type, e.g. "float4"
+    bounds: tuple = ()  # (index Expr, extent) per subscript of a declared array: `s[ty][tx]`
+    stored: object = None  # for a write: the Const or StoredLoad it stores, where known
+
+
+@dataclass(frozen=True)
+class StoredLoad:
+    """A stored value that was loaded from `array` at byte `offset`."""
+    array: Array
+    offset: Expr
 
 
 @dataclass(frozen=True)
@@ -164,6 +173,7 @@ class Kernel:
     template_args: tuple = ()
     is_template_pattern: bool = False
     usr: str = ""
+    grid_dim_comment: tuple[int, int, int] | None = None  # from `// cudalint: grid-dim(...)`
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ class Settings:
     extensions: tuple[str, ...] = (".cu", ".cuh")
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
-    block_dims: dict = field(default_factory=dict)  # kernel name -> (x, y, z)
+    block_dims: dict = field(default_factory=dict)  # kernel name (or "*": every kernel) -> (x, y, z)
+    grid_dims: dict = field(default_factory=dict)  # likewise for gridDim
     solver_timeout_ms: int = 2000
     file_budget_s: float = 20.0
     min_bank_conflict_degree: int = 2

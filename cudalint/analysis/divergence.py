@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import z3
 
 from cudalint.analysis.threads import loop_definition
-from cudalint.analysis.geometry import Geometry, Thread, block_geometries
+from cudalint.analysis.geometry import Geometry, Thread
+from cudalint.analysis.shapes import shape_sets
 from cudalint.model import THREAD, Barrier, Kernel
 from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, minimize, solver, value, variable
 
@@ -31,10 +32,14 @@ def divergences(ctx, kernel: Kernel) -> list[Divergence]:
         if ctx.out_of_time():
             ctx.skipped.append((f"barrier divergence in {kernel.name}", "file time budget spent"))
             break
-        for geom in block_geometries(ctx.model, kernel, ctx.settings.block_dims):
-            d = _check(kernel, b, geom, ctx.settings.solver_timeout_ms, ctx)
-            if d:
-                out.append(d)
+        for shapes in shape_sets(ctx, kernel):
+            found = [_check(kernel, b, geom, ctx.settings.solver_timeout_ms, ctx) for geom in shapes.geometries[:1]]
+            for geom in shapes.geometries[1:]:
+                if not found[-1]:
+                    break
+                found.append(_check(kernel, b, geom, ctx.settings.solver_timeout_ms, ctx))
+            if found and all(found):
+                out.append(found[0])
                 break
     return out
 

@@ -23,11 +23,14 @@ class Geometry:
     max_threads: int = 1024
     tried: bool = False  # block is one of tried_blocks(), standing in for an open blockDim
     tied: tuple = ()  # (axis index, parameter name): the launch passes blockDim there as that argument
+    alternatives: tuple = ()  # for a tried block: every shape tried that the kernel supports
 
     def describe(self) -> str:
         if self.tried:
             why = f"{self.source} leaves it open" if self.source.startswith("the launch") else self.source
-            return f"blockDim=({', '.join(map(str, self.block))}) from trying usual sizes ({why})"
+            shapes = " ".join("(" + ", ".join(map(str, b)) + ")" for b in self.alternatives or (self.block,))
+            return (f"blockDim guessed ({why}): the same for every block shape tried that the kernel's arrays "
+                    f"and tiles allow, {shapes}; pin it with --block-dim")
         if self.block and all(v is not None for v in self.block):
             return f"blockDim=({', '.join(map(str, self.block))}) from {self.source}"
         if self.block:
@@ -42,11 +45,27 @@ def launches_of(model: FileModel, kernel: Kernel) -> list:
             not (kernel.usr and launch.kernel_usr and launch.kernel_usr != kernel.usr)]
 
 
-def geometries(model: FileModel, kernel: Kernel, overrides: dict | None = None) -> list[Geometry]:
-    """Every geometry the kernel is launched with in this file, else one symbolic geometry."""
-    if overrides and kernel.qualname in overrides:
-        dims = tuple(overrides[kernel.qualname]) + (1, 1)
-        return [Geometry(tuple(dims[:3]), None, "configuration")]
+def geometries(model: FileModel, kernel: Kernel, block_dims: dict | None = None,
+               grid_dims: dict | None = None) -> list[Geometry]:
+    """Every geometry the kernel is launched with in this file, else one symbolic geometry;
+    a shape pinned by configuration or a comment wins over the launches."""
+    grid = pinned(grid_dims, kernel) or kernel.grid_dim_comment
+    found = _launch_geometries(model, kernel, block_dims)
+    return [replace(g, grid=grid) for g in found] if grid else found
+
+
+def pinned(dims: dict | None, kernel: Kernel):
+    """The (x, y, z) that configuration pins for this kernel (by name, else "*" for all)."""
+    for key in (kernel.qualname, "*"):
+        if dims and key in dims:
+            return tuple((tuple(dims[key]) + (1, 1))[:3])
+    return None
+
+
+def _launch_geometries(model: FileModel, kernel: Kernel, block_dims: dict | None) -> list[Geometry]:
+    block = pinned(block_dims, kernel)
+    if block:
+        return [Geometry(block, None, "configuration")]
     if kernel.block_dim_comment:
         return [Geometry(kernel.block_dim_comment, None, "a `cudalint: block-dim` comment")]
     found, symbolic = [], False
@@ -79,11 +98,6 @@ _TRIED_2D = ((8, 8, 1), (16, 16, 1), (32, 32, 1))
 _TRIED_3D = ((8, 8, 4),)
 
 
-def block_geometries(model: FileModel, kernel: Kernel, overrides: dict | None = None) -> list[Geometry]:
-    """geometries(), with each open blockDim replaced by the shapes tried for it."""
-    return [t for g in geometries(model, kernel, overrides) for t in tried_blocks(g)]
-
-
 def tried_blocks(g: Geometry) -> list[Geometry]:
     """`g` itself when its blockDim is known, else the usual shapes, filling only its open axes."""
     if g.block and all(v is not None for v in g.block):
@@ -103,12 +117,13 @@ def tried_blocks(g: Geometry) -> list[Geometry]:
 
 def _pin_unused_axes(kernel: Kernel, g: Geometry) -> Geometry:
     """A kernel that never reads threadIdx.y is meant for blocks one thread high (likewise z, and
-    blockIdx for the grid): where the launch does not say, assume so rather than invent threads
-    that duplicate each other's work."""
+    blockIdx for the grid; one that never reads blockIdx at all, for one block): where the launch
+    does not say, assume so rather than invent threads that duplicate each other's work."""
     used = _builtins_used(kernel)
+    multi_block = any(name.startswith("blockIdx.") for name in used)
     block = tuple(v if v is not None or f"threadIdx.{a}" in used or a == "x" else 1
                   for a, v in zip(AXES, g.block or (None, None, None)))
-    grid = tuple(v if v is not None or f"blockIdx.{a}" in used or a == "x" else 1
+    grid = tuple(v if v is not None or f"blockIdx.{a}" in used or a == "x" and multi_block else 1
                  for a, v in zip(AXES, g.grid or (None, None, None)))
     return replace(g, block=block if any(v is not None for v in block) else None,
                    grid=grid if any(v is not None for v in grid) else None)
@@ -128,9 +143,12 @@ def _builtins_used(kernel: Kernel) -> set:
 
 
 # Values for kernel arguments when a question must hold "whatever the arguments are": two rounds
-# of unremarkable primes (no power-of-two factors, larger than tiles and warps).
+# of unremarkable primes (no power-of-two factors, larger than tiles and warps), and a round of
+# powers of two, the sizes that sorting networks and FFTs require (a bitonic stride of 1031 / 2
+# collides where a power of two never does).
 _GENERIC = ((1031, 1033, 1039, 1049, 1051, 1061, 1063, 1069, 1087, 1091),
-            (4099, 4111, 4127, 4129, 4133, 4139, 4153, 4157, 4159, 4177))
+            (4099, 4111, 4127, 4129, 4133, 4139, 4153, 4157, 4159, 4177),
+            (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288))
 
 
 HUGE = 2**24 + 43  # one argument much larger than the others: sizes that dwarf the rest

@@ -14,10 +14,11 @@ from dataclasses import dataclass, replace
 import z3
 
 from cudalint.analysis.aliasing import Alias, aliased_view, aliases
-from cudalint.analysis.geometry import Geometry, Thread, block_geometries
+from cudalint.analysis.geometry import Geometry, Thread
+from cudalint.analysis.shapes import shape_sets
 from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
 from cudalint.analysis.threads import loop_definition
-from cudalint.model import BLOCK, THREAD, Access, Kernel, Op, Sym, syms
+from cudalint.model import BLOCK, THREAD, Access, Const, Kernel, Op, StoredLoad, Sym, syms
 from cudalint.symbolic import NeedsBitVectors, as_bool, check, conjuncts, div, minimize, solver, to_z3, value, variable
 
 MAX_PAIRS = 600  # per kernel; the rest is skipped (and said so under --verbose)
@@ -70,24 +71,41 @@ def _search(ctx, kernel: Kernel, pairs: list, found: dict, budget: int) -> int:
     block_iv = Intervals(kernel, frozenset({"block"}))
     warp_iv = Intervals(kernel, frozenset({"block", "warp"}))
     memo: dict = {}  # facts shared by many queries (z3 terms are slow to build in Python)
-    geoms = block_geometries(ctx.model, kernel, settings.block_dims)
+    sets = shape_sets(ctx, kernel)
     for i, j in pairs:
         a, b = events[i], events[j]
         if not _conflicting(a, b):
             continue
-        if a.array.space == "global" and not _global_candidate(kernel, a, b):
+        if not _candidate(kernel, a, b):
             continue
         budget -= 1
         if budget < 0 or ctx.out_of_time():
             ctx.skipped.append((f"races in {kernel.name}", "pair budget or file time budget spent"))
             return budget
-        for geom in _screened(geoms, lambda g: _check_pair(kernel, i, j, g, block_iv, warp_iv,
-                                                           settings.solver_timeout_ms, ctx, memo)):
-            race = _check_pair(kernel, i, j, geom, block_iv, warp_iv, settings.solver_timeout_ms, ctx, memo)
+        for shapes in sets:
+            race = _race_in_every(shapes, lambda g: _check_pair(kernel, i, j, g, block_iv, warp_iv,
+                                                                settings.solver_timeout_ms, ctx, memo))
             if race is not None:
                 found.setdefault((race.kind == "global", race.second.loc.line), race)
                 break
     return budget
+
+
+def _race_in_every(shapes, race_at):
+    """The race under the first geometry of the set, if there is one under each of them (a
+    guessed shape decides nothing on its own). The largest is asked first: most pairs race
+    nowhere, and it is the likeliest to show that."""
+    if not shapes.geometries:
+        return None
+    order = shapes.geometries[::-1] if shapes.guessed else shapes.geometries
+    found = [race_at(g) for g in order[:1]]
+    if found[0] is None:
+        return None
+    for g in order[1:]:
+        found.append(race_at(g))
+        if found[-1] is None:
+            return None
+    return found[-1] if shapes.guessed else found[0]
 
 
 def _unaliased(race: Race, kernel: Kernel, view: Kernel, alias: Alias) -> Race:
@@ -99,16 +117,6 @@ def _unaliased(race: Race, kernel: Kernel, view: Kernel, alias: Alias) -> Race:
         return acc.array.name + index[len(alias.kept):] if index.startswith(alias.kept + "[") else index
     return replace(race, first=first, second=second, first_index=named(race.first_index, first),
                    second_index=named(race.second_index, second), alias=alias)
-
-
-def _screened(geoms: list, races_at) -> list:
-    """The geometries to search, smallest first. Shapes tried for an open blockDim are screened
-    at the largest: accesses that cannot race with 1024 threads are taken not to race with 64
-    (one question instead of three for most pairs, which race nowhere)."""
-    tried = [g for g in geoms if g.tried]
-    if len(tried) > 1 and races_at(tried[-1]) is None:
-        return [g for g in geoms if not g.tried]
-    return geoms
 
 
 def _conflicting(a: Access, b: Access) -> bool:
@@ -124,10 +132,12 @@ def _data_dependent(acc: Access, scope: int = THREAD) -> bool:
     return any(s.origin == "value" and s.scope >= scope for s in syms(acc.offset))
 
 
-def _global_candidate(kernel: Kernel, a: Access, b: Access, scope: int = THREAD) -> bool:
-    """Global accesses at data-dependent addresses race only as a read-modify-write (`if (d[v] >
-    x) d[v] = x`): a scatter through an index array is presumed a permutation. Across blocks,
-    values each block computes opaquely (`fast_div_modulo(blockIdx.x, n)`) count as data too."""
+def _candidate(kernel: Kernel, a: Access, b: Access, scope: int = THREAD) -> bool:
+    """Accesses at data-dependent addresses race only as a read-modify-write (`if (d[v] > x)
+    d[v] = x`, `s[bin] += 1`): a scatter through an index array or a computed rank (`out[rank[i]]`,
+    a merge position) is presumed a permutation, since the solver would pick colliding data
+    that the program never holds. Across blocks, values each block computes opaquely
+    (`fast_div_modulo(blockIdx.x, n)`) count as data too."""
     if not (_data_dependent(a, scope) or _data_dependent(b, scope)):
         return True
     return any(w.kind == "write" and any(isinstance(r, Access) and r.kind == "read" and r.array == w.array
@@ -153,7 +163,7 @@ def _check_pair(kernel, i, j, geom, block_iv, warp_iv, timeout, ctx, memo):
                 return r
         return None
     b = kernel.events[j]
-    if _global_candidate(kernel, a, b, BLOCK):
+    if _candidate(kernel, a, b, BLOCK):
         r = _solve(kernel, Pairing(i, j, tuple((lid, ANY) for lid in a.loops)), geom, "grid", timeout, ctx, memo)
         if r:
             return r
@@ -221,7 +231,7 @@ def _solve_pair(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
     args = sorted({s.name for acc in (first, second) for e in (acc.offset, *_guard(acc)) for s in syms(e)
                    if s.scope == 0 and s.origin in ("param", "value")})
     found = None
-    for round_, huge in [(0, None), (1, None)] + [(0, a) for a in args]:
+    for round_, huge in [(0, None), (1, None), (2, None)] + [(0, a) for a in args]:
         s, t1, t2, o1, o2 = _query(kernel, p, geom, mode, round_, huge, memo)
         status, m = check(s, timeout)
         if status == "unknown":
@@ -266,7 +276,8 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
                    geom, split, round_, huge, ints)
             facts += _memo(memo, key, th, lambda: loop_definition(kernel.loops[lid], th, it))
     o1, o2 = t1.term(first.offset), t2.term(second.offset)
-    facts += _overlap(o1, o2, first.width, second.width) + _in_bounds(o1, first) + _in_bounds(o2, second)
+    facts += _overlap(o1, o2, first.width, second.width) + _in_bounds(o1, first, t1) + _in_bounds(o2, second, t2)
+    facts += _values_differ(kernel, first, second, t1, t2)
     l1, l2 = t1.linear_id(), t2.linear_id()
     same_block = [t1.builtin("blockIdx", ax) == t2.builtin("blockIdx", ax) for ax in "xyz"]
     if mode == "grid":
@@ -327,12 +338,37 @@ def _block_id(th):
     return b[0] + b[1] * 65536 + b[2] * 65536 * 65536
 
 
-def _in_bounds(o, acc: Access):
-    """Within the array (an out-of-bounds access is another bug, and no witness for this one)."""
+def _in_bounds(o, acc: Access, th):
+    """Within the array, and each subscript within its extent (`s[ty][tx]` with tx past the row
+    is an out-of-bounds access, another bug, and no witness for this one)."""
     size = acc.array.elem_size
     for d in acc.array.dims:
         size *= d
-    return [o >= 0] + ([o + acc.width <= size] if acc.array.dims and size > 0 else [])
+    facts = [o >= 0] + ([o + acc.width <= size] if acc.array.dims and size > 0 else [])
+    for index, extent in acc.bounds:
+        i = th.term(index)
+        facts += [i >= 0, i < extent]
+    return facts
+
+
+def _values_differ(kernel, first: Access, second: Access, t1, t2) -> list:
+    """Two stores race only where they can store different values: threads that all write the
+    same constant (a flag), or the same element of an array the kernel never writes (`scale[c] =
+    bn_scale[c]` by every row of the block), leave the same result in any order (GPUVerify's
+    benign races)."""
+    a, b = first.stored, second.stored
+    if first.kind != "write" or second.kind != "write" or a is None or b is None:
+        return []
+    if isinstance(a, Const) and isinstance(b, Const):
+        return [z3.BoolVal(a.value != b.value)]
+    if isinstance(a, StoredLoad) and isinstance(b, StoredLoad) and a.array == b.array and _unwritten(kernel, a.array):
+        return [t1.term(a.offset) != t2.term(b.offset)]
+    return []
+
+
+def _unwritten(kernel, array) -> bool:
+    return array.read_only or not any(isinstance(e, Access) and e.array == array and e.kind != "read"
+                                      for e in kernel.events)
 
 
 def _overlap(o1, o2, w1, w2):

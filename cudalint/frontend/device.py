@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from cudalint.frontend.clang import (CursorKind as K, TypeKind as T, const_int, file_position, for_parts,
                                      operator, tokens)
 from cudalint.model import (BLOCK, THREAD, UNIFORM, Access, Array, Barrier, Const, Kernel, Loc, Loop, Op,
-                            Sym)
+                            StoredLoad, Sym)
 
 BUILTIN_SCOPES = {"threadIdx": THREAD, "blockIdx": BLOCK, "blockDim": UNIFORM, "gridDim": UNIFORM}
 _BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
@@ -40,6 +40,8 @@ class Ptr:
     ptype: object  # clang Type of the pointee
     cast: bool = False
     volatile: bool = False
+    extent: int | None = None  # elements a subscript may reach from here (a declared array's row)
+    bounds: tuple = ()  # (index Expr, extent) of each subscript of a declared array so far
 
 
 class _Return(Exception):
@@ -156,11 +158,12 @@ class KernelBuilder:
         self.ids = itertools.count(1)
         self.returns: list | None = None  # (guard, value) pairs of the helper being inlined
         self.tparams: list[dict] = [template_values(fn)]  # per inlined function: name -> value
+        self.loaded: dict = {}  # Sym of a loaded value -> (Array, byte offset) it was read from
 
     # ------------------------------------------------------------------ entry
 
     def build(self, name: str, template_args=(), launch_bounds=None, block_dim_comment=None,
-              is_pattern=False) -> Kernel:
+              is_pattern=False, grid_dim_comment=None) -> Kernel:
         env: dict = {}
         params = []
         for p in _parameters(self.fn):
@@ -174,7 +177,8 @@ class KernelBuilder:
                 pass
         return Kernel(name=name, qualname=self.fn.spelling, loc=self.loc(self.fn), params=tuple(params),
                       events=tuple(self.events), loops=dict(self.loops), launch_bounds=launch_bounds,
-                      block_dim_comment=block_dim_comment, template_args=tuple(template_args),
+                      block_dim_comment=block_dim_comment, grid_dim_comment=grid_dim_comment,
+                      template_args=tuple(template_args),
                       is_template_pattern=is_pattern, usr=self.fn.get_usr())
 
     def _param_value(self, p):
@@ -207,7 +211,8 @@ class KernelBuilder:
         line = c.extent.start.line if c is not None else 0
         return Sym(f"{what}@{line}#{next(self.ids)}", scope, "value")
 
-    def record(self, ptr: Ptr, kind: str, c, width: int | None = None, align: int | None = None):
+    def record(self, ptr: Ptr, kind: str, c, width: int | None = None, align: int | None = None,
+               stored=None):
         if ptr is None or not isinstance(ptr, Ptr):
             return
         w = width if width is not None else _size(ptr.ptype)
@@ -218,7 +223,16 @@ class KernelBuilder:
             array=ptr.array, offset=ptr.offset, width=w, align=a, kind=kind, loc=self.loc(c),
             guard=tuple(self.guard), loops=tuple(self.loop_stack), text=self.text_of(c),
             cast=ptr.cast, volatile=ptr.volatile or ptr.ptype.is_volatile_qualified(), via=self.via,
-            type_name=ptr.ptype.spelling.replace("volatile ", "").replace("const ", "")))
+            type_name=ptr.ptype.spelling.replace("volatile ", "").replace("const ", ""), bounds=ptr.bounds,
+            stored=self._stored(stored) if kind == "write" else None))
+
+    def _stored(self, value):
+        """What a store writes, where two threads could be seen to write the same: a constant,
+        or a value loaded from (array, offset)."""
+        if isinstance(value, Const):
+            return value
+        origin = self.loaded.get(value) if isinstance(value, Sym) else None
+        return StoredLoad(*origin) if origin is not None else None
 
     def truth(self, v):
         """A value used as a condition."""
@@ -309,7 +323,8 @@ class KernelBuilder:
         arr = Array(d.spelling, space, _size(elem), _align(elem), dims=dims,
                     dynamic=t.kind == T.INCOMPLETEARRAY, loc=self.loc(d))
         inner = t.element_type if t.kind in (T.CONSTANTARRAY, T.INCOMPLETEARRAY) else t
-        return Ptr(arr, Const(0), inner, volatile=t.is_volatile_qualified() or inner.is_volatile_qualified())
+        return Ptr(arr, Const(0), inner, volatile=t.is_volatile_qualified() or inner.is_volatile_qualified(),
+                   extent=dims[0] if dims and dims[0] > 0 else None)
 
     def if_stmt(self, c, env):
         kids = [ch for ch in c.get_children()]
@@ -490,11 +505,14 @@ class KernelBuilder:
             return lv if not isinstance(lv, tuple) else None
         t = lv.ptype.get_canonical()
         if t.kind in (T.CONSTANTARRAY, T.INCOMPLETEARRAY):  # array-to-pointer decay, no load
-            return replace(lv, ptype=t.element_type)
+            return replace(lv, ptype=t.element_type,
+                           extent=t.element_count if t.kind == T.CONSTANTARRAY and t.element_count > 0 else None)
         self.record(lv, "read", c)
         if t.kind == T.POINTER:
             return None  # a pointer loaded from memory: where it points is unknown
-        return self.fresh(lv.array.name, _scope(lv.offset) if lv.array.space != "local" else THREAD, c)
+        value = self.fresh(lv.array.name, _scope(lv.offset) if lv.array.space != "local" else THREAD, c)
+        self.loaded[value] = (lv.array, lv.offset)
+        return value
 
     def decl_ref(self, c, env):
         ref = c.referenced
@@ -573,7 +591,8 @@ class KernelBuilder:
         if isinstance(a, Ptr) and op in ("+", "-") and not isinstance(b, Ptr):
             b = b if b is not None else self.fresh("off", THREAD, c)
             delta = mul(b, Const(_size(a.ptype) or 1))
-            return replace(a, offset=add(a.offset, delta) if op == "+" else Op.make("-", a.offset, delta))
+            return replace(a, offset=add(a.offset, delta) if op == "+" else Op.make("-", a.offset, delta),
+                           extent=None)
         if isinstance(b, Ptr) and op == "+" and not isinstance(a, Ptr):
             return self.arith("+", b, a, kids, c)
         if isinstance(a, Ptr) and isinstance(b, Ptr):
@@ -624,7 +643,7 @@ class KernelBuilder:
     def _mem_store(self, lv, op, rhs, c):
         if op is not None:
             self.record(lv, "read", c)
-        self.record(lv, "write", c)
+        self.record(lv, "write", c, stored=rhs if op is None else None)
         return rhs if op is None else self.fresh(lv.array.name, THREAD, c)
 
     def unary(self, c, env):
@@ -685,7 +704,9 @@ class KernelBuilder:
                 return None
             idx = idx if idx is not None else self.fresh("idx", THREAD, c)
             elem = base.ptype
-            return replace(base, offset=add(base.offset, mul(idx, Const(_size(elem) or 1))), ptype=elem)
+            bounds = base.bounds + ((idx, base.extent),) if base.extent else base.bounds
+            return replace(base, offset=add(base.offset, mul(idx, Const(_size(elem) or 1))), ptype=elem,
+                           extent=None, bounds=bounds)
         if k == K.UNARY_OPERATOR and operator(c) == "*":
             kids = list(c.get_children())
             p = self.expr(kids[0], env) if kids else None

@@ -9,14 +9,17 @@ import re
 
 import clang.cindex as ci
 
-from cudalint.frontend.clang import CursorKind as K, const_int, file_position
+from cudalint.frontend.clang import CursorKind as K, file_position
 from cudalint.frontend.device import KernelBuilder, has_attr
+from cudalint.frontend.fold import Folder
 from cudalint.frontend.host import build_host_function
 from cudalint.frontend.parse import Parsed
 from cudalint.model import FileModel, Launch, Loc
 
 _CONFIG_CALLS = {"__cudaPushCallConfiguration", "cudaConfigureCall"}
-_BLOCK_DIM_COMMENT = re.compile(r"cudalint:\s*block-dim\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)")
+_DIM_COMMENT = r"cudalint:\s*{}-dim\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)"
+_BLOCK_DIM_COMMENT = re.compile(_DIM_COMMENT.format("block"))
+_GRID_DIM_COMMENT = re.compile(_DIM_COMMENT.format("grid"))
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*([^,()]+)")
 _SCOPES = {K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL, K.CLASS_DECL, K.STRUCT_DECL,
            K.CLASS_TEMPLATE}
@@ -71,8 +74,9 @@ def build_model(parsed: Parsed) -> FileModel:
             host_fns.append(fn)
     launches, instantiations = [], {}
     for fn in host_fns + kernels + device_fns:
+        folder = Folder(fn)
         for call, cases in _walk_calls(fn):
-            launch = _launch(call, src, cases)
+            launch = _launch(call, src, folder, cases)
             if launch is None:
                 continue
             launches.append(launch[0])
@@ -83,7 +87,8 @@ def build_model(parsed: Parsed) -> FileModel:
                     instantiations.setdefault(tmpl.get_usr(), {})[inst.get_usr()] = inst
     models, notes = [], []
     for fn in kernels:
-        comment = _block_dim_comment(src, fn)
+        comment = _dim_comment(_BLOCK_DIM_COMMENT, src, fn)
+        grid_comment = _dim_comment(_GRID_DIM_COMMENT, src, fn)
         bounds = _launch_bounds(src, fn)
         if fn.kind == K.FUNCTION_TEMPLATE:
             insts = instantiations.get(fn.get_usr(), {})
@@ -92,11 +97,12 @@ def build_model(parsed: Parsed) -> FileModel:
                 name = f"{fn.spelling}<{', '.join(map(str, targs))}>"
                 builder = KernelBuilder(inst, src.path, src.lines, src.text)
                 builder.fn_decl_loc = src.loc(fn)
-                models.append(builder.build(name, targs, bounds, comment))
+                models.append(builder.build(name, targs, bounds, comment, grid_dim_comment=grid_comment))
             if not insts:  # types and template values unknown: findings would be guesses
                 notes.append(f"template kernel `{fn.spelling}`: no instantiation in this file, not analysed")
         else:
-            models.append(KernelBuilder(fn, src.path, src.lines, src.text).build(fn.spelling, (), bounds, comment))
+            models.append(KernelBuilder(fn, src.path, src.lines, src.text).build(fn.spelling, (), bounds, comment,
+                                                                                 grid_dim_comment=grid_comment))
     hosts = tuple(build_host_function(fn, src.loc, src.text) for fn in host_fns)
     return FileModel(parsed.path, tuple(src.lines), tuple(models), tuple(f.spelling for f in device_fns),
                      tuple(launches), hosts, tuple(parsed.diagnostics), parsed.mode, tuple(notes))
@@ -123,7 +129,7 @@ def _walk_calls(node, cases=None):
         bound = cases
         for stmt in kids[1].get_children():
             if stmt.kind in (K.CASE_STMT, K.DEFAULT_STMT):
-                value = const_int(next(stmt.get_children())) if stmt.kind == K.CASE_STMT else None
+                value = Folder().value(next(stmt.get_children())) if stmt.kind == K.CASE_STMT else None
                 bound = {**cases, var: value} if var is not None and value is not None else cases
             yield from _walk_calls(stmt, bound)
         return
@@ -133,7 +139,7 @@ def _walk_calls(node, cases=None):
         yield from _walk_calls(k, cases)
 
 
-def _launch(call, src, cases=None):
+def _launch(call, src, folder, cases=None):
     """(Launch, instantiation cursor) for a `k<<<...>>>(...)` call, else None."""
     kids = list(call.get_children())
     config = next((ch for ch in kids if ch.kind == K.CALL_EXPR and ch.spelling in _CONFIG_CALLS), None)
@@ -141,9 +147,9 @@ def _launch(call, src, cases=None):
         return None
     ref = call.referenced
     cfg_args = list(config.get_arguments())
-    grid = _dim3(cfg_args[0], cases) if len(cfg_args) > 0 else None
-    block = _dim3(cfg_args[1], cases) if len(cfg_args) > 1 else None
-    shmem = _int_or_default(cfg_args[2], 0) if len(cfg_args) > 2 else 0
+    grid = _dim3(cfg_args[0], folder, cases) if len(cfg_args) > 0 else None
+    block = _dim3(cfg_args[1], folder, cases) if len(cfg_args) > 1 else None
+    shmem = _int_or_default(cfg_args[2], 0, folder) if len(cfg_args) > 2 else 0
     targs = _template_args(ref) if ref is not None else ()
     launch = Launch(kernel=call.spelling, kernel_usr=ref.get_usr() if ref is not None else "",
                     template_args=targs, grid=grid, block=block, shared_bytes=shmem, loc=src.loc(call),
@@ -152,20 +158,17 @@ def _launch(call, src, cases=None):
     return launch, (ref if ref is not None and targs else None)
 
 
-def _int_or_default(c, default, cases=None):
+def _int_or_default(c, default, folder, cases=None):
     if c.extent.start.file is None:
         return default
-    value = const_int(c)
-    if value is None and cases:
-        value = cases.get(_variable(c))
-    return value
+    return folder.value(c, cases)
 
 
-def _dim3(c, cases=None):
+def _dim3(c, folder, cases=None):
     """(x, y, z) of a dim3 or integer launch argument; a component is None when not constant
     (`cases`: values of switched variables, see _walk_calls). A plain integer means (n, 1, 1)
     even when n is unknown."""
-    return _components(c, lambda k: _int_or_default(k, 1, cases), 1)
+    return _components(c, lambda k: _int_or_default(k, 1, folder, cases), 1)
 
 
 def _components(c, leaf, pad):
@@ -218,10 +221,10 @@ def _template_args(fn):
     return tuple(out)
 
 
-def _block_dim_comment(src, fn):
+def _dim_comment(pattern, src, fn):
     line = fn.extent.start.line
     for ln in range(max(1, line - 3), line + 1):
-        m = _BLOCK_DIM_COMMENT.search(src.lines[ln - 1]) if ln <= len(src.lines) else None
+        m = pattern.search(src.lines[ln - 1]) if ln <= len(src.lines) else None
         if m:
             return tuple(int(g) if g else 1 for g in m.groups())
     return None

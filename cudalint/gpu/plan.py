@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 from . import evidence as ev
 from .source import blank_comments_strings, function_spans
+from cudalint.analysis.geometry import pinned
 
 # ----------------------------------------------------------------------------- types
 
@@ -550,8 +551,8 @@ def choose_geometry(finding, kernel, model, settings=None, ovr: dict | None = No
     if "block" in ovr:
         block = _dims(ovr["block"])
         source.append("block from a cudalint-confirm comment")
-    elif settings is not None and kernel is not None and kernel.qualname in (settings.block_dims or {}):
-        block = tuple((tuple(settings.block_dims[kernel.qualname]) + (1, 1))[:3])
+    elif settings is not None and kernel is not None and pinned(settings.block_dims, kernel):
+        block = pinned(settings.block_dims, kernel)
         source.append("block from --block-dim")
     m = _MSG_BLOCK_RE.search(finding.message)
     if m and m.group(4):

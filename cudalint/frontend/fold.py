@@ -1,0 +1,127 @@
+"""Integer values of host expressions where the source fixes them: libclang's evaluator first
+(literals, `constexpr`, `static const`, enums, `sizeof`, template arguments), then a local fold
+for what it leaves open — arithmetic over such values and local variables assigned once
+(`unsigned threadCount = SHARED_SIZE_LIMIT / 2;` then `<<<g, threadCount>>>`)."""
+
+from __future__ import annotations
+
+from cudalint.frontend.clang import CursorKind as K, TypeKind, const_int, operator
+
+_PASS = {K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR,
+         K.CXX_STATIC_CAST_EXPR}
+_MAX_DEPTH = 16  # a chain of single-assignment variables deeper than this is left unknown
+_BINARY = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: int(a / b) if b else None, "%": lambda a, b: a - int(a / b) * b if b else None,
+    "<<": lambda a, b: a << b if 0 <= b < 64 else None, ">>": lambda a, b: a >> b if 0 <= b < 64 else None,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b), "<=": lambda a, b: int(a <= b),
+    ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+}
+_MIN_MAX = {"min": min, "max": max, "umin": min, "umax": max}
+
+
+class Folder:
+    """Folds expressions inside one function (`scope`: its cursor), whose body says which local
+    variables are assigned only where they are declared. `known` maps a variable's declaration
+    hash to a value fixed by context (a `switch` case)."""
+
+    def __init__(self, scope=None):
+        self.scope = scope
+        self._reassigned: set | None = None
+
+    def value(self, c, known: dict | None = None, depth: int = 0) -> int | None:
+        if c is None or depth > _MAX_DEPTH or c.extent.start.file is None and c.kind != K.DECL_REF_EXPR:
+            return None
+        v = const_int(c)
+        if v is not None:
+            return v
+        kids = list(c.get_children())
+        k = c.kind
+        if k in _PASS:
+            exprs = [ch for ch in kids if ch.kind.is_expression()]
+            return self.value(exprs[-1], known, depth + 1) if exprs else None
+        if k == K.DECL_REF_EXPR:
+            return self._variable(c.referenced, known, depth)
+        if k == K.BINARY_OPERATOR and len(kids) == 2:
+            fn = _BINARY.get(operator(c))
+            a = self.value(kids[0], known, depth + 1) if fn else None
+            b = self.value(kids[1], known, depth + 1) if a is not None else None
+            return fn(a, b) if b is not None else None
+        if k == K.CONDITIONAL_OPERATOR and len(kids) == 3:
+            cond = self.value(kids[0], known, depth + 1)
+            return None if cond is None else self.value(kids[1] if cond else kids[2], known, depth + 1)
+        if k == K.CALL_EXPR and c.spelling in _MIN_MAX:
+            args = [self.value(a, known, depth + 1) for a in c.get_arguments()]
+            return _MIN_MAX[c.spelling](args) if len(args) == 2 and None not in args else None
+        return None
+
+    def _variable(self, ref, known, depth) -> int | None:
+        if ref is None or ref.kind not in (K.VAR_DECL, K.PARM_DECL):
+            return None
+        if known and ref.hash in known:
+            return known[ref.hash]
+        if ref.kind == K.PARM_DECL or ref.hash in self.reassigned():
+            return None
+        init = _initialiser(ref)
+        if init is None:
+            return None
+        local = self.scope is not None and _inside(ref, self.scope)
+        if not local and not ref.type.is_const_qualified():
+            return None  # a mutable global: any function may change it
+        return self.value(init, known, depth + 1)
+
+    def reassigned(self) -> set:
+        """Declaration hashes of the variables the function assigns after declaring them (or
+        whose address it takes, or binds to a non-const reference)."""
+        if self._reassigned is None:
+            self._reassigned = _reassigned(self.scope) if self.scope is not None else set()
+        return self._reassigned
+
+
+def _initialiser(var):
+    kids = [ch for ch in var.get_children() if ch.kind.is_expression()]
+    return kids[-1] if kids else None
+
+
+def _inside(decl, scope) -> bool:
+    ext, outer = decl.extent, scope.extent
+    return ext.start.file is not None and outer.start.file is not None and \
+        ext.start.file.name == outer.start.file.name and outer.start.offset <= ext.start.offset <= outer.end.offset
+
+
+def _reassigned(scope) -> set:
+    out = set()
+    for n in scope.walk_preorder():
+        k = n.kind
+        if k not in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR, K.UNARY_OPERATOR):
+            continue
+        op = operator(n)
+        if k == K.BINARY_OPERATOR and op != "=" or \
+                k == K.UNARY_OPERATOR and op not in ("pre++", "pre--", "post++", "post--", "&"):
+            continue
+        kids = list(n.get_children())
+        target = kids[0] if kids else None
+        while target is not None and target.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.MEMBER_REF_EXPR):
+            inner = list(target.get_children())
+            target = inner[0] if inner else None
+        if target is not None and target.kind == K.DECL_REF_EXPR and target.referenced is not None:
+            out.add(target.referenced.hash)
+    return out | _bound_to_references(scope)
+
+
+def _bound_to_references(scope) -> set:
+    """Variables passed to a parameter of non-const reference type (`parse_args(argc, argv, n)`)."""
+    out = set()
+    for call in scope.walk_preorder():
+        if call.kind != K.CALL_EXPR or call.referenced is None:
+            continue
+        params = list(call.referenced.get_arguments() or ())
+        for p, a in zip(params, call.get_arguments()):
+            t = p.type
+            if t.kind == TypeKind.LVALUEREFERENCE and not t.get_pointee().is_const_qualified():
+                while a.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR) and len(list(a.get_children())) == 1:
+                    a = next(a.get_children())
+                if a.kind == K.DECL_REF_EXPR and a.referenced is not None:
+                    out.add(a.referenced.hash)
+    return out
