@@ -27,8 +27,8 @@ class Divergence:
 def divergences(ctx, kernel: Kernel) -> list[Divergence]:
     out = []
     for b in kernel.events:
-        if not isinstance(b, Barrier):
-            continue
+        if not isinstance(b, Barrier) or b.kind in ("group", "grid"):  # a group of unknown extent; a grid
+            continue  # barrier is not a block barrier
         if ctx.out_of_time():
             ctx.skipped.append((f"barrier divergence in {kernel.name}", "file time budget spent"))
             break

@@ -68,8 +68,9 @@ def _search(ctx, kernel: Kernel, pairs: list, found: dict, budget: int) -> int:
     """Ask about each pair of accesses (event indices) until one race per line and kind is
     found; returns the pair budget left."""
     settings, events = ctx.settings, kernel.events
-    block_iv = Intervals(kernel, frozenset({"block"}))
-    warp_iv = Intervals(kernel, frozenset({"block", "warp"}))
+    block_iv = Intervals(kernel, frozenset({"block", "grid", "group"}))
+    warp_iv = Intervals(kernel, frozenset({"block", "grid", "group", "warp"}))
+    grid_iv = Intervals(kernel, frozenset({"grid"}))
     memo: dict = {}  # facts shared by many queries (z3 terms are slow to build in Python)
     sets = shape_sets(ctx, kernel)
     for i, j in pairs:
@@ -83,7 +84,7 @@ def _search(ctx, kernel: Kernel, pairs: list, found: dict, budget: int) -> int:
             ctx.skipped.append((f"races in {kernel.name}", "pair budget or file time budget spent"))
             return budget
         for shapes in sets:
-            race = _race_in_every(shapes, lambda g: _check_pair(kernel, i, j, g, block_iv, warp_iv,
+            race = _race_in_every(shapes, lambda g: _check_pair(kernel, i, j, g, (block_iv, warp_iv, grid_iv),
                                                                 settings.solver_timeout_ms, ctx, memo))
             if race is not None:
                 found.setdefault((race.kind == "global", race.second.loc.line), race)
@@ -127,6 +128,13 @@ def _conflicting(a: Access, b: Access) -> bool:
     return True
 
 
+def _data_of(acc: Access) -> frozenset:
+    """The loaded values (shared by a block or more) an offset is computed from: two offsets
+    from different values (`dst[start_a + t]`, `dst[start_b + t]`) collide only through a relation
+    between data that the code does not show."""
+    return frozenset(s for s in syms(acc.offset) if s.origin == "value" and s.scope >= BLOCK)
+
+
 def _data_dependent(acc: Access, scope: int = THREAD) -> bool:
     """The offset depends on values loaded or computed opaquely per thread (or per block)."""
     return any(s.origin == "value" and s.scope >= scope for s in syms(acc.offset))
@@ -138,25 +146,27 @@ def _candidate(kernel: Kernel, a: Access, b: Access, scope: int = THREAD) -> boo
     a merge position) is presumed a permutation, since the solver would pick colliding data
     that the program never holds. Across blocks, values each block computes opaquely
     (`fast_div_modulo(blockIdx.x, n)`) count as data too."""
-    if not (_data_dependent(a, scope) or _data_dependent(b, scope)):
+    if not (_data_dependent(a, scope) or _data_dependent(b, scope) or _data_of(a) != _data_of(b)):
         return True
     return any(w.kind == "write" and any(isinstance(r, Access) and r.kind == "read" and r.array == w.array
                                          and r.offset == w.offset for r in kernel.events) for w in (a, b))
 
 
-def _check_pair(kernel, i, j, geom, block_iv, warp_iv, timeout, ctx, memo):
+def _check_pair(kernel, i, j, geom, intervals, timeout, ctx, memo):
+    block_iv, warp_iv, grid_iv = intervals
     a = kernel.events[i]
     if a.array.space == "shared":
         pairings = block_iv.pairings(i, j)
-        if pairings == warp_iv.pairings(i, j) and not (i == j and a.kind == "write") and \
+        idiom = i == j and a.kind == "write" and not _computed(a.stored)
+        if pairings == warp_iv.pairings(i, j) and not idiom and \
                 not any(_solve(kernel, p, geom, "threads", timeout, ctx, memo) for p in pairings):
             return None  # no two threads at all: neither across warps nor within one
         for p in pairings:
             r = _solve(kernel, p, geom, "block", timeout, ctx, memo)
             if r:
                 return r
-        if i == j and a.kind == "write":
-            return None  # lanes of one warp storing in one instruction: the warp-result idiom
+        if idiom:  # lanes of one warp storing in one instruction, a result they share (unless it is
+            return None  # computed from which lane each is: `s[0] = threadIdx.x`)
         for p in warp_iv.pairings(i, j):
             r = _solve(kernel, p, geom, "warp", timeout, ctx, memo)
             if r:
@@ -164,9 +174,12 @@ def _check_pair(kernel, i, j, geom, block_iv, warp_iv, timeout, ctx, memo):
         return None
     b = kernel.events[j]
     if _candidate(kernel, a, b, BLOCK):
-        r = _solve(kernel, Pairing(i, j, tuple((lid, ANY) for lid in a.loops)), geom, "grid", timeout, ctx, memo)
-        if r:
-            return r
+        # only a grid-wide barrier (cooperative groups' grid.sync()) orders threads of two blocks
+        across = grid_iv.pairings(i, j) if grid_iv.barriers else [Pairing(i, j, tuple((lid, ANY) for lid in a.loops))]
+        for p in across:
+            r = _solve(kernel, p, geom, "grid", timeout, ctx, memo)
+            if r:
+                return r
     for p in block_iv.pairings(i, j):
         r = _solve(kernel, p, geom, "global-block", timeout, ctx, memo)
         if r:
@@ -359,11 +372,16 @@ def _values_differ(kernel, first: Access, second: Access, t1, t2) -> list:
     a, b = first.stored, second.stored
     if first.kind != "write" or second.kind != "write" or a is None or b is None:
         return []
-    if isinstance(a, Const) and isinstance(b, Const):
-        return [z3.BoolVal(a.value != b.value)]
+    if _computed(a) and _computed(b):
+        return [t1.term(a) != t2.term(b)]
     if isinstance(a, StoredLoad) and isinstance(b, StoredLoad) and a.array == b.array and _unwritten(kernel, a.array):
         return [t1.term(a.offset) != t2.term(b.offset)]
     return []
+
+
+def _computed(stored) -> bool:
+    """A stored value given as an expression of thread coordinates, loop counters and arguments."""
+    return isinstance(stored, (Const, Op, Sym))
 
 
 def _unwritten(kernel, array) -> bool:

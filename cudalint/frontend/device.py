@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import itertools
 import re
+import zlib
 from dataclasses import dataclass, replace
 
 from cudalint.frontend.clang import (CursorKind as K, TypeKind as T, const_int, file_position, for_parts,
                                      operator, tokens)
 from cudalint.model import (BLOCK, THREAD, UNIFORM, Access, Array, Barrier, Const, Kernel, Loc, Loop, Op,
-                            StoredLoad, Sym)
+                            StoredLoad, Sym, syms)
 
 BUILTIN_SCOPES = {"threadIdx": THREAD, "blockIdx": BLOCK, "blockDim": UNIFORM, "gridDim": UNIFORM}
 _BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
                    "__barrier_sync"}
 _ATOMIC = re.compile(r"^atomic[A-Z]\w*$")
+_GROUP_SYNCS = {"sync", "synchronize", "barrier_wait"}
 _WARP_VALUE = re.compile(r"^__(shfl|ballot|any|all|reduce|match|activemask)")
 _MAX_INLINE_DEPTH = 8
 _CUB_COLLECTIVES = {"BlockScan", "BlockReduce", "BlockRadixSort", "BlockExchange", "BlockHistogram",
@@ -229,10 +231,14 @@ class KernelBuilder:
     def _stored(self, value):
         """What a store writes, where two threads could be seen to write the same: a constant,
         or a value loaded from (array, offset)."""
-        if isinstance(value, Const):
-            return value
+        if isinstance(value, Ptr):  # an address: a tag for the array (whose base every thread shares),
+            value = add(Const(zlib.crc32(value.array.name.encode()) % 32768 * 65536), value.offset)  # plus offset
         origin = self.loaded.get(value) if isinstance(value, Sym) else None
-        return StoredLoad(*origin) if origin is not None else None
+        if origin is not None:
+            return StoredLoad(*origin)
+        if isinstance(value, (Const, Op, Sym)) and all(s.origin in ("builtin", "loop", "param") for s in syms(value)):
+            return value  # computed from which thread it is: two threads' values compare
+        return None
 
     def truth(self, v):
         """A value used as a condition."""
@@ -385,10 +391,10 @@ class KernelBuilder:
         step_op = step = None
         start = None
         inner = dict(env)
+        pointers = {}  # key -> (pointer before the loop, bytes it moves per iteration)
         for key, name in assigned.items():
             old = env.get(key)
             if isinstance(old, Ptr):
-                inner[key] = replace(old, offset=self.fresh(name, THREAD, c))
                 continue
             if induction and key == induction[0]:
                 step_op = induction[1]
@@ -399,6 +405,17 @@ class KernelBuilder:
                 inner[key] = var_sym
             else:
                 inner[key] = self.fresh(name, THREAD if old is None else max(_scope(old), BLOCK), c)
+        done = self.fresh("iterations", THREAD, c)  # iterations so far, where no counter says it
+        if var_sym is not None and step_op in ("+", "-") and isinstance(step, Const) and step.value > 0:
+            moved = Op.make("-", var_sym, start) if step_op == "+" else Op.make("-", start, var_sym)
+            done = moved if step.value == 1 else Op.make("/", moved, step)
+        for key, name in assigned.items():
+            old = env.get(key)
+            if isinstance(old, Ptr):
+                stride = self._pointer_stride(c, body, inc, key, old, env, assigned)
+                pointers[key] = (old, stride)
+                inner[key] = replace(old, offset=add(old.offset, mul(done, stride)) if stride is not None
+                                     else self.fresh(name, THREAD, c), extent=None)
         first_event = len(self.events)
         depth = len(self.guard)
         self.loop_stack.append(loop_id)
@@ -422,14 +439,37 @@ class KernelBuilder:
         inside = self.events[first_event:]
         self.loops[loop_id] = Loop(
             id=loop_id, var=var_sym, init=start, step_op=step_op, step=step, cond=cond_e,
-            has_block_barrier=any(isinstance(e, Barrier) and e.kind == "block" for e in inside),
+            has_block_barrier=any(isinstance(e, Barrier) and e.kind in ("block", "grid") for e in inside),
             has_warp_barrier=any(isinstance(e, Barrier) for e in inside), loc=self.loc(c))
         for key, name in assigned.items():  # values after the loop are unknown
             old = inner.get(key)
-            if isinstance(old, Ptr):
+            if key in pointers and pointers[key][1] is not None:  # moved by a stride, a trip count times
+                before, stride = pointers[key]
+                trips = self.fresh("trips", _scope(cond_e, start, step) if cond_e is not None else THREAD, c)
+                env[key] = replace(before, offset=add(before.offset, mul(trips, stride)), extent=None)
+            elif isinstance(old, Ptr):
                 env[key] = old
             else:
                 env[key] = self.fresh(name, _scope(old) if old is not None else THREAD, c)
+
+    def _pointer_stride(self, c, body, inc, key, old, env, assigned):
+        """Bytes a pointer moves per iteration, where its one assignment in the loop is a step by
+        a loop-invariant amount (`od += w;` in the body, or in the increment): else None."""
+        steps = [s for s in ([inc] if inc is not None else []) +
+                 (list(body.get_children()) if body is not None and body.kind == K.COMPOUND_STMT else [])
+                 if (r := _step_of(_strip(s))) and r[0] == key]
+        if len(steps) != 1 or _assignments(c, key) != 1:
+            return None
+        _, op, amount = _step_of(_strip(steps[0]))
+        if op not in ("+", "-") or amount is not None and any(
+                n.kind == K.DECL_REF_EXPR and n.referenced is not None and n.referenced.hash in assigned
+                for n in amount.walk_preorder()):
+            return None
+        delta = self.expr(amount, env) if amount is not None else Const(1)
+        if delta is None or isinstance(delta, Ptr):
+            return None
+        delta = mul(delta, Const(_size(old.ptype) or 1))
+        return delta if op == "+" else Op.make("-", Const(0), delta)
 
     def _loop_parts(self, c):
         kids = list(c.get_children())
@@ -510,7 +550,8 @@ class KernelBuilder:
         self.record(lv, "read", c)
         if t.kind == T.POINTER:
             return None  # a pointer loaded from memory: where it points is unknown
-        value = self.fresh(lv.array.name, _scope(lv.offset) if lv.array.space != "local" else THREAD, c)
+        scope = {"local": THREAD, "shared": max(_scope(lv.offset), BLOCK)}.get(lv.array.space, _scope(lv.offset))
+        value = self.fresh(lv.array.name, scope, c)
         self.loaded[value] = (lv.array, lv.offset)
         return value
 
@@ -765,18 +806,17 @@ class KernelBuilder:
             mask = self.expr(args[0], env) if args and args[0].extent.start.file else Const(0xFFFFFFFF)
             self._barrier("warp", mask if not isinstance(mask, Ptr) else None, c)
             return None
-        if name == "sync" and kids and kids[0].kind == K.MEMBER_REF_EXPR:
+        if name in _GROUP_SYNCS and kids and kids[0].kind == K.MEMBER_REF_EXPR:  # g.sync()
             obj = list(kids[0].get_children())
-            otype = obj[0].type.spelling if obj else ""
-            if "thread_block_tile" in otype or "coalesced_group" in otype:
-                self._barrier("warp", None, c)
+            kind = _group_barrier(obj[0].type if obj else None)
+            if kind:
+                self._barrier(kind, None, c)
                 return None
-            if "thread_block" in otype or "grid_group" in otype:
-                self._barrier("block", None, c)
+        if name in _GROUP_SYNCS and args:  # cg::sync(g), cg::synchronize(g) (its CUDA 9 name)
+            kind = _group_barrier(args[0].type)
+            if kind:
+                self._barrier(kind, None, c)
                 return None
-        if name == "sync" and args and "thread_block" in args[0].type.spelling:  # cg::sync(block)
-            self._barrier("block", None, c)
-            return None
         if _ATOMIC.match(name or "") and args:
             target = self.expr(args[0], env)
             vals = [self.expr(a, env) for a in args[1:]]
@@ -874,6 +914,23 @@ class KernelBuilder:
                                    loops=tuple(self.loop_stack), text=self.text_of(c), via=self.via))
 
 
+def _group_barrier(t) -> str | None:
+    """The barrier kind a cooperative group's sync is: a block's orders the block, a grid's the
+    whole launch; a tile's (at most a warp) or a coalesced group's, its lanes; a `thread_group` of
+    unknown extent ("group") orders what a barrier would for races and is not checked for
+    divergence."""
+    spelling = t.get_canonical().spelling if t is not None else ""
+    if "thread_block_tile" in spelling or "coalesced_group" in spelling or "tiled_partition" in spelling:
+        return "warp"
+    if "grid_group" in spelling:
+        return "grid"
+    if "thread_block" in spelling:
+        return "block"
+    if "thread_group" in spelling:
+        return "group"
+    return None
+
+
 # ---------------------------------------------------------------------- loop shape helpers
 
 _STEP_OPS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "<<=": "<<", ">>=": ">>"}
@@ -894,10 +951,29 @@ def _assigned_vars(c) -> dict:
             if not kids:
                 continue
             t = _strip(kids[0])
-            if t.kind == K.DECL_REF_EXPR and t.referenced is not None and t.referenced.kind in (
-                    K.VAR_DECL, K.PARM_DECL):
-                out[t.referenced.hash] = t.spelling
+            ref = t.referenced if t.kind == K.DECL_REF_EXPR else None
+            # a `__shared__` scalar or a reference names memory: assigning it is a store, not a
+            # new value of a local variable
+            if ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL) and not _memory_scalar(ref) \
+                    and ref.type.kind != T.LVALUEREFERENCE:
+                out[ref.hash] = t.spelling
     return out
+
+
+def _assignments(c, key) -> int:
+    """How many assignments (=, op=, ++, --) inside statement c write the variable `key`."""
+    count = 0
+    for n in c.walk_preorder():
+        if n.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR, K.UNARY_OPERATOR):
+            op = operator(n)
+            if n.kind == K.BINARY_OPERATOR and op != "=" or \
+                    n.kind == K.UNARY_OPERATOR and op not in ("pre++", "pre--", "post++", "post--"):
+                continue
+            kids = list(n.get_children())
+            t = _strip(kids[0]) if kids else None
+            count += t is not None and t.kind == K.DECL_REF_EXPR and t.referenced is not None and \
+                t.referenced.hash == key
+    return count
 
 
 def _induction(inc, body, cond):
