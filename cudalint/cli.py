@@ -325,19 +325,26 @@ def _post_filter(results, rules, settings, config, args, run) -> list:
     ran = {r.code for r in rules}
     unused_rule = all_rules().get(suppress.UNUSED_CODE) if suppress.UNUSED_CODE in ran else None
     codes = {c: r.name for c, r in all_rules().items()}
-    findings = []
+    findings, seen = [], set()
     for r in results:
         fs = list(r.findings)
         if not args.no_suppressions:
-            fs, n = suppress.apply(r.path, run.source(r.path), fs, ran, codes, unused_rule)
+            own = [f for f in fs if f.path == r.path]
+            fs, n = suppress.apply(r.path, run.source(r.path), own, ran, codes, unused_rule)
             run.suppressed += n
+            for path in sorted({f.path for f in r.findings} - {r.path}):  # in headers the file includes
+                kept, n = suppress.apply(path, run.source(path), [f for f in r.findings if f.path == path],
+                                         ran, codes, None)
+                fs += kept
+                run.suppressed += n
             sev = settings.severities.get(suppress.UNUSED_CODE)
             if sev:
                 fs = [f.with_(severity=sev) if f.rule == suppress.UNUSED_CODE else f for f in fs]
         if pfi:
             fs = [f for f in fs if not any(_match(spec, root, f.path) and any(f.rule.startswith(c) for c in cs)
                                            for (root, spec), cs in pfi)]
-        findings += fs
+        # a header's finding once, however many files of the run include it
+        findings += [f for f in fs if f.sort_key() not in seen and not seen.add(f.sort_key())]
     return findings
 
 

@@ -32,6 +32,7 @@ def lib():
         _bind("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int)
         _bind("clang_getBinaryOperatorKindSpelling", [ctypes.c_int], ci._CXString)
         _bind("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int)
+        _bind("clang_getFileName", [ctypes.c_void_p], ci._CXString)
         _bind("clang_getUnaryOperatorKindSpelling", [ctypes.c_int], ci._CXString)
         p = ctypes.POINTER
         _bind("clang_getFileLocation",
@@ -90,6 +91,14 @@ def file_position(loc: ci.SourceLocation) -> tuple[str | None, int, int]:
     _lib.clang_getFileLocation(loc, ctypes.byref(f), ctypes.byref(line), ctypes.byref(col),
                                ctypes.byref(off))
     return f.value, line.value, col.value
+
+
+def file_name(handle) -> str | None:
+    """The path of a file handle from file_position()."""
+    if not handle:
+        return None
+    lib()
+    return ci._CXString.from_result(_lib.clang_getFileName(handle)) or None
 
 
 def tokens(cur: ci.Cursor) -> list[str]:

@@ -146,11 +146,12 @@ def template_values(fn) -> dict:
 class KernelBuilder:
     """Walks one kernel (a FUNCTION_DECL with a body) into a `Kernel`."""
 
-    def __init__(self, fn, path: str, source_lines, text_of):
+    def __init__(self, fn, path: str, source_lines, text_of, loc_of=None):
         self.fn = fn
         self.path = path
         self.lines = source_lines
         self.text_of = text_of
+        self.loc_of = loc_of  # where a cursor is written, header files included
         self.events: list = []
         self.loops: dict[int, Loop] = {}
         self.guard: list = []
@@ -202,6 +203,8 @@ class KernelBuilder:
     # ------------------------------------------------------------------ helpers
 
     def loc(self, c) -> Loc:
+        if self.loc_of is not None:
+            return self.loc_of(c)
         ext = c.extent
         _, l1, c1 = file_position(ext.start)
         _, l2, c2 = file_position(ext.end)

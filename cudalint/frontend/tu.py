@@ -9,7 +9,7 @@ import re
 
 import clang.cindex as ci
 
-from cudalint.frontend.clang import CursorKind as K, file_position
+from cudalint.frontend.clang import CursorKind as K, file_name, file_position
 from cudalint.frontend.device import KernelBuilder, has_attr
 from cudalint.frontend.fold import Folder
 from cudalint.frontend.host import build_host_function
@@ -27,23 +27,39 @@ _FUNCS = {K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.CONSTRUCTOR, K.D
 
 
 class _Source:
+    """The file a TU is built from, and the headers its code is written in: locations name the
+    file where the code is (an inlined helper from `util.cuh` at util.cuh's line)."""
+
     def __init__(self, path, text):
         self.path = path
         self.real = os.path.realpath(path)
         self.lines = text.splitlines()
         self._mine: dict[str, bool] = {}
+        self._files: dict = {}  # file handle -> (path as reported, lines)
+
+    def _file(self, handle):
+        if handle not in self._files:
+            name = file_name(handle)
+            if name is None or name == self.path or os.path.realpath(name) == self.real:
+                self._files[handle] = (self.path, self.lines)
+            else:
+                self._files[handle] = (_reported(name), _read_lines(name))
+        return self._files[handle]
 
     def loc(self, c) -> Loc:
-        _, l1, c1 = file_position(c.extent.start)
+        f, l1, c1 = file_position(c.extent.start)
         _, l2, c2 = file_position(c.extent.end)
-        return Loc(self.path, l1, c1, max(l1, l2), c2 if l2 >= l1 else c1)
+        if l2 < l1 or (l2 == l1 and c2 < c1):
+            l2, c2 = l1, c1
+        return Loc(self._file(f)[0], l1, c1, l2, c2)
 
     def text(self, c) -> str:
-        _, l1, c1 = file_position(c.extent.start)
+        f, l1, c1 = file_position(c.extent.start)
         _, l2, c2 = file_position(c.extent.end)
-        if not (0 < l1 <= len(self.lines)):
+        lines = self._file(f)[1]
+        if not (0 < l1 <= len(lines)):
             return c.spelling
-        line = self.lines[l1 - 1]
+        line = lines[l1 - 1]
         if l2 == l1 and c2 > c1:
             return line[c1 - 1:c2 - 1]
         return line[c1 - 1:].rstrip() + " …"
@@ -95,17 +111,31 @@ def build_model(parsed: Parsed) -> FileModel:
             for inst in insts.values():
                 targs = _template_args(inst)
                 name = f"{fn.spelling}<{', '.join(map(str, targs))}>"
-                builder = KernelBuilder(inst, src.path, src.lines, src.text)
+                builder = KernelBuilder(inst, src.path, src.lines, src.text, src.loc)
                 builder.fn_decl_loc = src.loc(fn)
                 models.append(builder.build(name, targs, bounds, comment, grid_dim_comment=grid_comment))
             if not insts:  # types and template values unknown: findings would be guesses
                 notes.append(f"template kernel `{fn.spelling}`: no instantiation in this file, not analysed")
         else:
-            models.append(KernelBuilder(fn, src.path, src.lines, src.text).build(fn.spelling, (), bounds, comment,
+            models.append(KernelBuilder(fn, src.path, src.lines, src.text, src.loc).build(fn.spelling, (), bounds, comment,
                                                                                  grid_dim_comment=grid_comment))
     hosts = tuple(build_host_function(fn, src.loc, src.text) for fn in host_fns)
     return FileModel(parsed.path, tuple(src.lines), tuple(models), tuple(f.spelling for f in device_fns),
                      tuple(launches), hosts, tuple(parsed.diagnostics), parsed.mode, tuple(notes))
+
+
+def _reported(name: str) -> str:
+    """A header's path as findings give it: relative to the current directory when inside it."""
+    rel = os.path.relpath(name)
+    return rel if not rel.startswith("..") else os.path.abspath(name)
+
+
+def _read_lines(name: str) -> list:
+    try:
+        with open(name, encoding="utf-8", errors="replace") as fh:
+            return fh.read().splitlines()
+    except OSError:
+        return []
 
 
 def _functions(cursor, src):
