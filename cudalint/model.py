@@ -174,6 +174,7 @@ class Kernel:
     is_template_pattern: bool = False
     usr: str = ""
     grid_dim_comment: tuple[int, int, int] | None = None  # from `// cudalint: grid-dim(...)`
+    incomplete: bool = False  # parse errors inside the body: code is missing from the events
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ class Divergence:
 
 def divergences(ctx, kernel: Kernel) -> list[Divergence]:
     out = []
+    if kernel.incomplete:
+        return out
     for b in kernel.events:
         if not isinstance(b, Barrier) or b.kind in ("group", "grid"):  # a group of unknown extent; a grid
             continue  # barrier is not a block barrier

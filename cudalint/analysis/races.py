@@ -40,6 +40,8 @@ class Race:
 
 
 def races(ctx, kernel: Kernel) -> list[Race]:
+    if kernel.incomplete:  # a barrier may be among what did not parse
+        return []
     return ctx.shared(("races", kernel.name, kernel.usr), lambda: _races(ctx, kernel))
 
 

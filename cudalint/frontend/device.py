@@ -24,6 +24,7 @@ _BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", 
                    "__barrier_sync"}
 _ATOMIC = re.compile(r"^atomic[A-Z]\w*$")
 _GROUP_SYNCS = {"sync", "synchronize", "barrier_wait"}
+_MEMCPY = {"memcpy", "__builtin_memcpy", "memset", "__builtin_memset"}
 _WARP_VALUE = re.compile(r"^__(shfl|ballot|any|all|reduce|match|activemask)")
 _MAX_INLINE_DEPTH = 8
 _CUB_COLLECTIVES = {"BlockScan", "BlockReduce", "BlockRadixSort", "BlockExchange", "BlockHistogram",
@@ -826,6 +827,19 @@ class KernelBuilder:
             if isinstance(target, Ptr):
                 self.record(target, "atomic", c)
             return self.fresh(name, THREAD, c)
+        if name in _MEMCPY and len(args) == 3:
+            return self._block_copy(name, args, env, c)
+        if name.startswith("curand") and args and "curandState" in args[-1 if name == "curand_init" else 0].type.spelling:
+            # a generator call reads and advances the state it is given
+            vals = [self.expr(a, env) for a in args]
+            state = vals[-1 if name == "curand_init" else 0]
+            if isinstance(state, Ptr) and state.ptype.get_canonical().kind == T.POINTER:
+                state = None
+            if isinstance(state, Ptr):
+                if name != "curand_init":
+                    self.record(state, "read", c)
+                self.record(state, "write", c)
+            return self.fresh(name, THREAD, c)
         if name in ("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv") and args:
             p = self.expr(args[0], env)
             if isinstance(p, Ptr):
@@ -862,6 +876,18 @@ class KernelBuilder:
                 vals.append(self.expr(obj[0], env))
         scope = THREAD if _WARP_VALUE.match(name or "") else _scope(*[v for v in vals if v is not None])
         return self.fresh(name or "call", scope, c)
+
+    def _block_copy(self, name, args, env, c):
+        """memcpy/memset of a constant length: one access of that many bytes at each end."""
+        dst = self.expr(args[0], env)
+        src = self.expr(args[1], env)
+        length = self.expr(args[2], env)
+        if isinstance(length, Const) and length.value > 0:
+            if isinstance(src, Ptr) and "memcpy" in name:
+                self.record(src, "read", c, width=length.value, align=1)
+            if isinstance(dst, Ptr):
+                self.record(dst, "write", c, width=length.value, align=1)
+        return dst if isinstance(dst, Ptr) else None
 
     def operator_call(self, c, env, name, kids):
         operands = [ch for ch in kids if not (_strip(ch).kind == K.DECL_REF_EXPR and

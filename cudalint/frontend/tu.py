@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from dataclasses import replace
 
 import clang.cindex as ci
 
@@ -66,9 +67,9 @@ class _Source:
 
     def mine(self, c) -> bool:
         f = c.location.file
-        if f is None:
-            return False
-        name = f.name
+        return f is not None and self.names_me(f.name)
+
+    def names_me(self, name: str) -> bool:
         if name not in self._mine:
             self._mine[name] = name == self.path or os.path.realpath(name) == self.real
         return self._mine[name]
@@ -102,26 +103,42 @@ def build_model(parsed: Parsed) -> FileModel:
                 if tmpl is not None and not tmpl.is_null():
                     instantiations.setdefault(tmpl.get_usr(), {})[inst.get_usr()] = inst
     models, notes = [], []
+    broken = _error_lines(parsed.tu, src)
     for fn in kernels:
-        comment = _dim_comment(_BLOCK_DIM_COMMENT, src, fn)
-        grid_comment = _dim_comment(_GRID_DIM_COMMENT, src, fn)
-        bounds = _launch_bounds(src, fn)
-        if fn.kind == K.FUNCTION_TEMPLATE:
-            insts = instantiations.get(fn.get_usr(), {})
-            for inst in insts.values():
-                targs = _template_args(inst)
-                name = f"{fn.spelling}<{', '.join(map(str, targs))}>"
-                builder = KernelBuilder(inst, src.path, src.lines, src.text, src.loc)
-                builder.fn_decl_loc = src.loc(fn)
-                models.append(builder.build(name, targs, bounds, comment, grid_dim_comment=grid_comment))
-            if not insts:  # types and template values unknown: findings would be guesses
-                notes.append(f"template kernel `{fn.spelling}`: no instantiation in this file, not analysed")
-        else:
-            models.append(KernelBuilder(fn, src.path, src.lines, src.text, src.loc).build(fn.spelling, (), bounds, comment,
-                                                                                 grid_dim_comment=grid_comment))
+        built = _kernel_models(fn, src, instantiations, notes)
+        if any(fn.extent.start.line <= line <= fn.extent.end.line for line in broken):
+            built = [replace(k, incomplete=True) for k in built]
+            notes.append(f"kernel `{fn.spelling}`: parse errors inside its body, races and barriers not checked")
+        models += built
     hosts = tuple(build_host_function(fn, src.loc, src.text) for fn in host_fns)
     return FileModel(parsed.path, tuple(src.lines), tuple(models), tuple(f.spelling for f in device_fns),
                      tuple(launches), hosts, tuple(parsed.diagnostics), parsed.mode, tuple(notes))
+
+
+def _kernel_models(fn, src, instantiations, notes) -> list:
+    """The kernel's model, or one per instantiation of a template kernel."""
+    comment = _dim_comment(_BLOCK_DIM_COMMENT, src, fn)
+    grid_comment = _dim_comment(_GRID_DIM_COMMENT, src, fn)
+    bounds = _launch_bounds(src, fn)
+    if fn.kind != K.FUNCTION_TEMPLATE:
+        builder = KernelBuilder(fn, src.path, src.lines, src.text, src.loc)
+        return [builder.build(fn.spelling, (), bounds, comment, grid_dim_comment=grid_comment)]
+    insts = instantiations.get(fn.get_usr(), {})
+    if not insts:  # types and template values unknown: findings would be guesses
+        notes.append(f"template kernel `{fn.spelling}`: no instantiation in this file, not analysed")
+    out = []
+    for inst in insts.values():
+        targs = _template_args(inst)
+        name = f"{fn.spelling}<{', '.join(map(str, targs))}>"
+        builder = KernelBuilder(inst, src.path, src.lines, src.text, src.loc)
+        out.append(builder.build(name, targs, bounds, comment, grid_dim_comment=grid_comment))
+    return out
+
+
+def _error_lines(tu, src) -> set:
+    """Lines of the file itself that hold parse errors (a kernel with one is missing code)."""
+    return {d.location.line for d in tu.diagnostics
+            if d.severity >= ci.Diagnostic.Error and d.location.file is not None and src.names_me(d.location.file.name)}
 
 
 def _reported(name: str) -> str:
