@@ -53,7 +53,13 @@ def check(ctx):
         for leak in flow.leaks:
             exit_text = (f"the function ends at line {leak.exit_loc.line}" if leak.implicit
                          else f"the function returns at line {leak.exit_loc.line}")
-            if leak.path:
+            if leak.in_main:
+                exit_text = f"`main` {exit_text[len('the function '):]}; it lives until the process exits"
+            if leak.overwritten_by:
+                how = f"is lost while still live: {leak.overwritten_by}"
+                if leak.alloc_loc.line == leak.exit_loc.line:
+                    how += " (the allocation of the previous iteration)"
+            elif leak.path:
                 how = f"is leaked when {' and '.join(leak.path[-3:])} and {exit_text}"
             else:
                 how = f"is never released or handed on before {exit_text}"

@@ -176,7 +176,9 @@ def build_host_function(fn, loc_of, text_of) -> HostFunction:
     _, line, col = file_position(body.extent.end)
     end = Loc(loc_of(fn).path, line, max(col - 1, 1), line, col)
     tree = Block(tree.stmts + (Return(None, end, implicit=True),))
-    return HostFunction(name=fn.spelling, loc=loc_of(fn), body=tree)
+    params = tuple((p.spelling, p.type.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE"))
+                   for p in fn.get_children() if p.kind == K.PARM_DECL)
+    return HostFunction(name=fn.spelling, loc=loc_of(fn), body=tree, params=params)
 
 
 def _strip(c):
@@ -568,6 +570,11 @@ class _Builder:
         if k == K.CXX_NEW_EXPR:
             arr = "[" in tokens(s)
             return Arg("new[]" if arr else "new", text=text, call_id=_key_id(self, s))
+        if k == K.UNARY_OPERATOR and operator(s) == "*":
+            inner = self.arg(_exprs(s)[0])
+            if inner.kind == "var" and inner.scope == "param":  # `*out`: the caller's variable
+                return Arg("var", f"*{inner.name}", "member", text, root=inner.name)
+            return Arg("expr", text=text)
         if k == K.BINARY_OPERATOR and operator(s) in ("+", "-"):
             a = self.arg(_exprs(s)[0])
             return Arg("expr", text=text, root=a.root)
