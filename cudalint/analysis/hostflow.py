@@ -126,6 +126,11 @@ class _Flow:
         st.binds[name] = site
         return site
 
+    def lazy_param_site(self, st: _State, name: str):
+        """A field or pointee of a parameter, tracked from its first mention."""
+        root = S.slot_parts(name)[0]
+        return self.param_site(st, name) if name != root and root in self.params else None
+
     # -- branches ----------------------------------------------------------
     def decide(self, dec: Decision, st: _State):
         if dec.fact is not None:
@@ -161,7 +166,7 @@ class _Flow:
                     self.drop(s, site)
                 s.trail += (f"`{call.name}` fails at line {call.loc.line}",)
             return s
-        site = s.binds.get(subject[1])
+        site = s.binds.get(subject[1]) or self.lazy_param_site(s, subject[1])
         if site is not None and dec.sense == "null" and s.allocs.get(site, ("",))[0] in ("live", "param"):
             self.drop(s, site)
         return s
@@ -385,8 +390,7 @@ class _Flow:
             if site is None and "." in n:
                 parent = st.binds.get(n.rsplit(".", 1)[0])
                 site = None if _is_param_site(parent) else parent
-            if site is None and n != S.slot_parts(n)[0] and S.slot_parts(n)[0] in self.params:
-                site = self.param_site(st, n)  # a field or pointee of a parameter
+            site = site or self.lazy_param_site(st, n)
             if site is not None:
                 break
         if site is None or site not in st.allocs:
@@ -475,7 +479,7 @@ def analyze_file(ctx):
     """Every host function of the file, once per file (the four rules share it)."""
     def compute():
         writes = _launch_writes(ctx.model)
-        leaks_in_main = getattr(ctx.settings, "leaks_at_exit", True)
+        leaks_in_main = ctx.settings.host_leaks_at_exit
         return S.analyze_all(ctx.model.host_functions, lambda fn, summary_of: analyze(
             fn, writes, summary_of, leaks_in_main))
     return ctx.shared("hostflow", compute)
