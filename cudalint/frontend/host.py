@@ -76,6 +76,15 @@ class Delete:
 
 
 @dataclass(frozen=True)
+class Copy:
+    """A shallow copy of a class object: its implicit (or defaulted) copy constructor or copy
+    assignment runs, e.g. for a by-value parameter, `T b = a;`, `b = a;`, `v.push_back(a)`."""
+    cls: str
+    loc: Loc
+    text: str
+
+
+@dataclass(frozen=True)
 class Test:
     """What the true branch of a condition means. kind: status (a cudaError_t compared with
     cudaSuccess; sense 'fail' or 'ok') | null (a pointer compared with null; sense 'null' or
@@ -161,6 +170,7 @@ _FUNCS = {K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.FUNCTION
 _TRANSPARENT = {K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
                 K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR}
 _NULLS = {K.CXX_NULL_PTR_LITERAL_EXPR, K.GNU_NULL_EXPR}
+_COPYING_INSERTS = {"push_back", "insert", "push", "push_front"}
 _noreturn_cache: dict = {}
 
 
@@ -311,7 +321,7 @@ class _Builder:
             kids = _exprs(c)
             if not kids:
                 return [Return(None, self.loc_of(c))]
-            ev = self.expr(kids[0])
+            ev = [e for e in self.expr(kids[0]) if not isinstance(e, Copy)]  # NRVO: no second object
             return ev + [Return(self.arg(kids[0]), self.loc_of(c))]
         if k == K.BREAK_STMT:
             return [Jump("break", self.loc_of(c))]
@@ -493,6 +503,9 @@ class _Builder:
         return [e for x in _exprs(c) for e in self.expr(x, write if k in _TRANSPARENT else False)]
 
     def call(self, c) -> list:
+        copy = self.shallow_copy(c)
+        if copy is not None:
+            return [e for a in c.get_arguments() for e in self.expr(a)] + [copy]
         kids = _exprs(c)
         config = next((ch for ch in kids if ch.kind == K.CALL_EXPR and ch.spelling in _CONFIG_CALLS), None)
         args = list(c.get_arguments())
@@ -533,6 +546,28 @@ class _Builder:
         self._call_ids[_key(c)] = cid
         return ev + [Call(cid, name, tuple(self.arg(a) for a in args), self.loc_of(c), self.text_of(c),
                           noreturn=nr, receiver=receiver)]
+
+    def shallow_copy(self, c):
+        """A Copy event when call c copies an object member by member."""
+        ref = c.referenced
+        if ref is None or c.location.file is None:
+            return None
+        if ref.kind == K.CONSTRUCTOR and ref.is_copy_constructor() and ref.is_default_method():
+            cls = ref.semantic_parent.spelling
+        elif (ref.kind == K.CXX_METHOD and ref.spelling == "operator=" and ref.is_copy_assignment_operator_method()
+              and ref.is_default_method()):
+            cls = ref.semantic_parent.spelling
+        elif c.spelling in _COPYING_INSERTS and c.referenced.kind == K.CXX_METHOD:
+            args = list(c.get_arguments())
+            if len(args) != 1 or _strip(args[0]).kind != K.DECL_REF_EXPR:
+                return None  # a temporary or std::move(...) is moved, not copied
+            decl = args[0].type.get_canonical().get_declaration()
+            if decl is None or decl.kind not in (K.STRUCT_DECL, K.CLASS_DECL):
+                return None
+            cls = decl.spelling
+        else:
+            return None
+        return Copy(cls, self.loc_of(c), self.text_of(c))
 
     def arg(self, c) -> Arg:
         text = self.text_of(c)
