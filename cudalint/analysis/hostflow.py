@@ -343,7 +343,9 @@ class _Flow:
 
     def bind(self, st: _State, name: str, site, loc=None, by=None, decl=False):
         """`name` now holds `site`; a live allocation it held and nothing else holds is lost:
-        a leak at this line (`by` says what overwrote it; None: stay quiet)."""
+        a leak at this line (`by` says what overwrote it; None: stay quiet). Reported only when
+        no branch was decided since that allocation: whether a branch that frees it can be
+        skipped usually hangs on values (a loop counter) the walk does not follow."""
         old = st.binds.pop(name, None)
         for k in [k for k in st.binds if k.startswith(name + ".")]:
             del st.binds[k]
@@ -351,7 +353,7 @@ class _Flow:
             rec = st.allocs.get(old)
             if rec is not None and rec[0] == "live":
                 st.allocs[old] = ("escaped",) + rec[1:]
-                if by is not None and rec[1] in CUDA_KINDS:
+                if by is not None and rec[1] in CUDA_KINDS and len(st.trail) == st.born.get(old, 0):
                     self.overwritten(st, old, rec, loc, by, decl)
         if site is not None:
             st.binds[name] = site

@@ -455,7 +455,7 @@ class _Builder:
                 ev = self.expr(rhs) + self.expr(lhs, write=True)
                 return ev + [Assign(self.arg(lhs), self.arg(rhs), self.loc_of(c))]
             if k == K.COMPOUND_ASSIGNMENT_OPERATOR:
-                return self.expr(rhs) + self.expr(lhs, write=True)
+                return self.expr(rhs) + self.expr(lhs, write=True) + self.counter_update(lhs, c)
             return self.expr(lhs) + self.expr(rhs)
         if k == K.ARRAY_SUBSCRIPT_EXPR:
             kids = _exprs(c)
@@ -467,7 +467,10 @@ class _Builder:
         if k == K.UNARY_OPERATOR:
             kids = _exprs(c)
             op = operator(c)
-            ev = [e for x in kids for e in self.expr(x, write=op in ("post++", "post--", "pre++", "pre--"))]
+            step = op in ("post++", "post--", "pre++", "pre--")
+            ev = [e for x in kids for e in self.expr(x, write=step)]
+            if step and kids:
+                ev += self.counter_update(kids[0], c)
             if op == "*" and kids:
                 base = self.arg(kids[0])
                 if base.kind == "var":
@@ -546,6 +549,14 @@ class _Builder:
         self._call_ids[_key(c)] = cid
         return ev + [Call(cid, name, tuple(self.arg(a) for a in args), self.loc_of(c), self.text_of(c),
                           noreturn=nr, receiver=receiver)]
+
+    def counter_update(self, target, c) -> list:
+        """`i++`, `n += 2` on a non-pointer variable: an assignment, so conditions on it that the
+        path already decided are forgotten (pointer arithmetic keeps the pointer's allocation)."""
+        a = self.arg(target)
+        if a.kind != "var" or _is_pointer(target):
+            return []
+        return [Assign(a, Arg("expr", root=a.name), self.loc_of(c))]
 
     def shallow_copy(self, c):
         """A Copy event when call c copies an object member by member."""
