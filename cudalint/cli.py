@@ -116,7 +116,8 @@ def settings_from_args(args, config=None):
         compile_commands_dir=args.build_dir or c.get("compile-commands-dir"),
         extensions=tuple(c.get("extensions", s.extensions)),
         select=select, ignore=ignore, block_dims=block_dims, grid_dims=grid_dims,
-        severities=dict(c.get("severity", {})), verbose=args.verbose, pch=not args.no_pch)
+        severities=dict(c.get("severity", {})), verbose=args.verbose, pch=not args.no_pch,
+        host_leaks_at_exit=c.get("host-leaks-at-exit", s.host_leaks_at_exit))
     for attr, flag, key in (("solver_timeout_ms", "solver_timeout", "solver-timeout-ms"),
                             ("file_budget_s", "file_budget", "file-budget-s"),
                             ("min_bank_conflict_degree", "min_bank_conflict_degree", "min-bank-conflict-degree")):

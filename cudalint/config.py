@@ -121,6 +121,12 @@ def _str_list(v, root):
     return [x.strip() for x in v]
 
 
+def _bool(v, root):
+    if not isinstance(v, bool):
+        raise TypeError(f"expected a boolean, got {_kind(v)}")
+    return v
+
+
 def _codes(v, root):
     from cudalint.registry import resolve
     items = _str_list(v, root)
@@ -229,5 +235,6 @@ _KEYS = {
     "file-budget-s": _positive_number,
     "min-bank-conflict-degree": _int(2),
     "jobs": _int(0),
+    "host-leaks-at-exit": _bool,
 }
 KNOWN_KEYS = tuple(_KEYS)

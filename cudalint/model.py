@@ -199,6 +199,7 @@ class HostFunction:
     name: str
     loc: Loc
     body: object  # cudalint.host_model statement tree (see cudalint/frontend/host.py)
+    params: tuple = ()  # (name, by reference) per parameter, for the function's summary
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ class Settings:
     severities: dict = field(default_factory=dict)  # code -> severity
     verbose: bool = False
     pch: bool = True  # parse with a precompiled prelude of the CUDA and C++ headers
+    host_leaks_at_exit: bool = True  # CUDA401 at main's returns (memory that lives until exit)
 
     def __hash__(self):
         return hash(repr(self))

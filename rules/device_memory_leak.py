@@ -12,6 +12,17 @@ an owning wrapper (`std::unique_ptr` with a CUDA deleter, a class that frees in 
 or passing it to a function cudalint cannot see. A failed allocation carries no obligation, and
 paths that end the process (`exit`, `abort`, a `noreturn` error handler) are not leaks.
 
+Across functions of the same file: a call applies the callee's summary — a helper that frees
+its argument (or a field of it, `buf_free(b)`) releases it, one that allocates into an
+out-parameter or field (`buf_init(b)`, `make(&p)`) or returns an allocation hands the caller an
+obligation, and one that only reads its argument leaves the obligation with the caller. Calls
+into other files, methods called on an object, overloaded names and recursion stay unknown
+(the pointer is handed on). Allocating into, or assigning to, a pointer whose allocation is still
+live and held by nothing else loses it: reported at that line (a `cudaMalloc` in a loop without
+the `cudaFree` of the previous iteration), on paths without a branch since the earlier
+allocation. Memory still live when `main` returns is reported as compute-sanitizer's leak check
+reports it (it lives until the process exits); `host-leaks-at-exit = false` turns that off.
+
 ## Why is this bad?
 Device and pinned memory are scarce and are not returned until the context is destroyed. A
 buffer lost on an error path leaks once per failure; in a long-running server or a retry loop
@@ -53,7 +64,13 @@ def check(ctx):
         for leak in flow.leaks:
             exit_text = (f"the function ends at line {leak.exit_loc.line}" if leak.implicit
                          else f"the function returns at line {leak.exit_loc.line}")
-            if leak.path:
+            if leak.in_main:
+                exit_text = f"`main` {exit_text[len('the function '):]}; it lives until the process exits"
+            if leak.overwritten_by:
+                how = f"is lost while still live: {leak.overwritten_by}"
+                if leak.alloc_loc.line == leak.exit_loc.line:
+                    how += " (the allocation of the previous iteration)"
+            elif leak.path:
                 how = f"is leaked when {' and '.join(leak.path[-3:])} and {exit_text}"
             else:
                 how = f"is never released or handed on before {exit_text}"

@@ -6,7 +6,14 @@ allocation that some path through the host function has already released — thr
 variable or an alias of it. The analysis is path-sensitive: a free on an error branch that
 forgets to `return` is caught; nulling the pointer after the first free (`cudaFree(nullptr)` is a
 no-op), re-allocating into the same variable, and one allocation and one free per loop
-iteration stay clean.
+iteration stay clean. Calls to functions of the same file apply what they do (a helper that
+frees its argument or a field of it); calls to other functions hand the pointer on.
+
+Rule of three: a class whose destructor releases a member with a CUDA free call and whose copy
+constructor or copy assignment is the implicit (or `= default`) member-wise one is double-freed
+by every copy: a by-value parameter, `T b = a;`, `b = a;`, `v.push_back(a)`. A class that
+deletes its copies, `std::unique_ptr` with a CUDA deleter and `thrust::device_vector` are owners,
+never findings. A copy elided by a `return` is not reported.
 
 ## Why is this bad?
 The second release returns `cudaErrorInvalidValue` at best. At worst the address has been handed
@@ -35,6 +42,7 @@ Take the path: the second call returns `cudaErrorInvalidValue` (printed by the f
 
 from __future__ import annotations
 
+from cudalint.analysis.copies import owner_copies
 from cudalint.analysis.hostflow import analyze_file
 from cudalint.findings import Related
 from cudalint.registry import make_rule
@@ -50,6 +58,14 @@ def check(ctx):
                        Related(df.alloc_loc.path, df.alloc_loc.line, df.alloc_loc.column,
                                f"`{df.name}` allocated here by `{df.alloc}`")]
             yield RULE.finding(df.second_loc, msg, related=related, properties=(("function", fn.name),))
+    for c in owner_copies(ctx.model.host_functions):
+        o = c.owner
+        msg = (f"`{c.text}` makes a member-wise copy of a `{o.cls}`: two objects now hold `{o.field}`, and both "
+               f"destructors release it with `{o.release}` (line {o.release_loc.line}); declare the copy "
+               f"`= delete` (pass by reference, or give `{o.cls}` a move-only owner)")
+        related = [Related(o.release_loc.path, o.release_loc.line, o.release_loc.column,
+                           f"`~{o.cls}` releases `{o.field}` here")]
+        yield RULE.finding(c.loc, msg, related=related, properties=(("class", o.cls),))
 
 
 RULE = make_rule(__doc__, code="CUDA402", name="double-free", category="double-free",

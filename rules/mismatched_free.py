@@ -7,7 +7,10 @@ Flags a release call that does not belong to the allocation it releases: pinned 
 (`cudaMallocAsync`, `cudaMallocFromPoolAsync`) needs `cudaFreeAsync` or `cudaFree`; CUDA arrays
 need `cudaFreeArray`; `malloc` needs `free`, `new[]` needs `delete[]`. A device pointer given to
 `free`, or host memory given to `cudaFree`, is flagged too. The wrong release ends the
-allocation's obligation, so it is reported once, not also as a leak.
+allocation's obligation, so it is reported once, not also as a leak. The pairing follows
+allocations and releases through helpers of the same file (`cudaMallocHost` in one function,
+`cudaFree` in another); two `switch`es or `if`s on the same unchanged value take matching
+branches, so a release in one case never meets the allocation of another.
 
 ## Why is this bad?
 The wrong call fails (`cudaErrorInvalidValue`) and the memory leaks, or — for `free()` of a

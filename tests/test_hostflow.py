@@ -273,3 +273,48 @@ def test_path_budget_is_bounded(tmp_path, monkeypatch):
     ifs = "\n".join(f"  if (n > {i}) cudaMemset(d, {i}, 4);" for i in range(30))
     r, _ = run(tmp_path, f"void f(int n) {{\n  float* d;\n  cudaMalloc(&d, 4);\n{ifs}\n  cudaFree(d);\n}}\n")
     assert r.truncated
+
+
+def test_leaks_at_the_end_of_main_can_be_turned_off(tmp_path):
+    from cudalint.engine import analyze_file
+    src = tmp_path / "m.cu"
+    src.write_text(PRELUDE + "int main() {\n  float* d;\n  cudaMalloc(&d, 4);\n  return 0;\n}\n")
+    base = PRELUDE.count("\n")
+    on = analyze_file(str(src), Settings(cuda_mode="shim"))
+    off = analyze_file(str(src), Settings(cuda_mode="shim", host_leaks_at_exit=False))
+    assert [(f.rule, f.line - base) for f in on.findings] == [("CUDA401", 4)]
+    assert "lives until the process exits" in on.findings[0].message
+    assert off.findings == []
+
+
+def test_config_key_for_leaks_at_exit(tmp_path):
+    from cudalint.config import load_config
+    cfg = tmp_path / "cudalint.toml"
+    cfg.write_text("host-leaks-at-exit = false\n")
+    assert load_config(cfg).values["host-leaks-at-exit"] is False
+    cfg.write_text("host-leaks-at-exit = 0\n")
+    with pytest.raises(Exception, match="boolean"):
+        load_config(cfg)
+
+
+def test_summary_of_a_helper_that_frees_and_one_that_reads(tmp_path):
+    src = tmp_path / "t.cu"
+    src.write_text(PRELUDE + textwrap.dedent("""
+    struct Buf { float* p; };
+    void buf_init(Buf& b) { cudaMalloc(&b.p, 16); }
+    void buf_free(Buf& b) { if (b.p) cudaFree(b.p); }
+    void take(float** out) { cudaMalloc(out, 16); }
+    void look(float* p) { k<<<1, 1>>>(p, 1); }
+    void keep(float* p) { sink(p); }
+    """))
+    model = build_model(parse(str(src), Settings(cuda_mode="shim")))
+    from cudalint.analysis import summaries as S
+    results = dict((fn.name, r) for fn, r in S.analyze_all(model.host_functions, lambda fn, so: hostflow.analyze(fn, None, so)))
+    fns = {fn.name: fn for fn in model.host_functions}
+    summ = {n: (S.combine(fns[n], r.outcomes) if r.outcomes is not None else S.untracked_summary(fns[n]))
+            for n, r in results.items()}
+    assert [(e.param, e.field, e.action, e.call) for e in summ["buf_init"].effects] == [(0, "p", "alloc", "cudaMalloc")]
+    assert [(e.param, e.field, e.action, e.call) for e in summ["buf_free"].effects] == [(0, "p", "free", "cudaFree")]
+    assert [(e.param, e.deref, e.action) for e in summ["take"].effects] == [(0, True, "alloc")]
+    assert summ["look"].effects == () and summ["look"].escapes == frozenset()
+    assert summ["keep"].escapes == frozenset({0})

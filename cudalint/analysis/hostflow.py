@@ -1,225 +1,39 @@
 """Path-sensitive lifetime analysis of host functions (CUDA401–CUDA404).
 
-The statement tree of `cudalint.frontend.host` is lowered to a small control-flow graph; the
-graph is then explored path by path with a state per path: which variable holds which
-allocation, each allocation's status (live / freed / escaped), which `cudaError_t` variable holds
-which call's result, which host buffers an async copy or kernel may still be writing, and the
-values of side-effect-free conditions already decided on this path. Equal states at a node are
-merged, so loops run as many times as it takes for their state to repeat (0, 1, 2, …) and the
-exploration is finite; a step budget bounds it anyway.
+The statement tree of `cudalint.frontend.host` is lowered to a small control-flow graph
+(`hostgraph`); the graph is then explored path by path with a state per path: which variable
+holds which allocation, each allocation's status, which `cudaError_t` variable holds which call's
+result, which host buffers an async copy or kernel may still be writing, and the values of
+side-effect-free conditions already decided on this path. Equal states at a node are merged, so
+loops run as many times as it takes for their state to repeat (0, 1, 2, …) and the exploration
+is finite; a step budget bounds it anyway.
+
+Statuses: live (the function must release it), freed, escaped (handed on: returned, stored in a
+member/global/container, given to a function cudalint cannot see), out (allocated straight into
+a member, global or out-parameter: someone else releases it, but a second release is still a
+double free), and for the function's own parameters: param / null.
 
 What ends an obligation: a release, a failed allocation (`if (cudaMalloc(&p, n) != cudaSuccess)`,
-directly or through an error variable; a null test for malloc/new), and an escape: returned,
-stored in a member/global/out-parameter/container, or passed to a function cudalint cannot see.
-Kernel launches and the CUDA runtime's copy/set calls use a pointer without owning it. `exit`,
-`abort` and calls declared `noreturn` end the path without a leak (the process ends), and so does
-returning from `main`.
+directly or through an error variable; a null test for malloc/new), and an escape. Calls to
+functions of the same file apply their summaries (`summaries`): a helper that frees its
+argument frees it, one that only reads it leaves the obligation with the caller. Kernel
+launches and the CUDA runtime's copy/set calls use a pointer without owning it. `exit`, `abort`
+and calls declared `noreturn` end the path without a leak (the process ends).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from cudalint.analysis import summaries as S
+from cudalint.analysis.hostgraph import Decision, build_graph, switch_fact
+from cudalint.analysis.hostkinds import (ALLOC_OUT, ALLOC_RET, ASYNC_D2H, CUDA_KINDS, HARMLESS, KIND_NAMES,  # noqa: F401
+                                         MEMORY_CALLS, RELEASE, RIGHT_RELEASE, SYNC_ALL, DoubleFree, FlowResult,
+                                         Leak, Mismatch, Unsync, is_api)
 from cudalint.frontend import host as H
 from cudalint.model import Loc
 
-ALLOC_OUT = {  # allocation written through the first argument
-    "cudaMalloc": "device", "cudaMallocManaged": "managed", "cudaMallocPitch": "device",
-    "cudaMalloc3D": "device", "cudaMallocHost": "pinned", "cudaHostAlloc": "pinned",
-    "cudaMallocAsync": "async", "cudaMallocFromPoolAsync": "async", "cudaMallocArray": "array",
-    "cudaMalloc3DArray": "array", "cudaMallocMipmappedArray": "mipmapped",
-}
-ALLOC_RET = {"malloc": "malloc", "calloc": "malloc", "aligned_alloc": "malloc"}
-RELEASE = {
-    "cudaFree": {"device", "managed", "async"},
-    "cudaFreeAsync": {"device", "managed", "async"},
-    "cudaFreeHost": {"pinned"},
-    "cudaFreeArray": {"array"},
-    "cudaFreeMipmappedArray": {"mipmapped"},
-    "free": {"malloc"},
-    "delete": {"new"},
-    "delete[]": {"new[]"},
-}
-CUDA_KINDS = {"device", "managed", "pinned", "async", "array", "mipmapped"}
-KIND_NAMES = {"device": "device memory", "managed": "managed memory", "pinned": "pinned host memory",
-              "async": "stream-ordered device memory", "array": "a CUDA array",
-              "mipmapped": "a mipmapped CUDA array", "malloc": "malloc'd host memory",
-              "new": "`new` memory", "new[]": "`new[]` memory"}
-RIGHT_RELEASE = {"device": "cudaFree", "managed": "cudaFree", "async": "cudaFreeAsync",
-                 "pinned": "cudaFreeHost", "array": "cudaFreeArray", "mipmapped": "cudaFreeMipmappedArray",
-                 "malloc": "free", "new": "delete", "new[]": "delete[]"}
-_API = re.compile(r"^(cuda|cublas|cusparse|cufft|curand|cusolver|nccl|cu)[A-Z]")
-_API_OWNING = {"cudaLaunchHostFunc", "cudaStreamAddCallback", "cudaGraphAddMemFreeNode",
-               "cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cudaLaunchKernelExC"}
-_HARMLESS = {"printf", "fprintf", "sprintf", "snprintf", "puts", "fputs", "fflush", "memcpy", "memset",
-             "memcmp", "memmove", "strlen", "assert", "dim3", "get", "data", "size"}
-_SYNC_ALL = {"cudaDeviceSynchronize", "cudaThreadSynchronize", "cudaMemcpy", "cudaMemcpy2D",
-             "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaFree", "cudaFreeHost",
-             "cudaDeviceReset"}
-_ASYNC_D2H = {"cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpyFromSymbolAsync", "cudaMemcpyPeerAsync"}
 MAX_STEPS = 40000
-
-
-# ---------------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class Leak:
-    name: str
-    kind: str
-    alloc: str  # the allocating call
-    alloc_loc: Loc
-    exit_loc: Loc
-    implicit: bool  # fell off the end
-    path: tuple  # decisions after the allocation, as text
-
-
-@dataclass(frozen=True)
-class DoubleFree:
-    name: str
-    alloc: str
-    alloc_loc: Loc
-    first: str
-    first_loc: Loc
-    second: str
-    second_loc: Loc
-    path: tuple = ()  # decisions between the two releases
-
-
-@dataclass(frozen=True)
-class Mismatch:
-    name: str
-    kind: str
-    alloc: str
-    alloc_loc: Loc
-    release: str
-    release_loc: Loc
-
-
-@dataclass(frozen=True)
-class Unsync:
-    var: str
-    access_loc: Loc
-    text: str
-    write: bool
-    source: str  # the call that may still be writing
-    source_loc: Loc
-    stream: str
-    path: tuple = ()  # decisions between the write and the access
-
-
-@dataclass
-class FlowResult:
-    leaks: list
-    double_frees: list
-    mismatches: list
-    unsync: list
-    truncated: bool = False
-
-
-# ---------------------------------------------------------------------------- the graph
-
-
-@dataclass(frozen=True)
-class Decision:
-    text: str  # how the path reads: "`cudaMemcpy` fails at line 41"
-    test: H.Test | None = None
-    sense: str | None = None  # the test's sense on this edge
-    fact: tuple | None = None  # (cond text, value) for side-effect-free conditions
-
-
-class _Graph:
-    def __init__(self):
-        self.ev: list = []  # event or None
-        self.edges: list = []  # [(target, Decision | None)]
-        self.labels: dict = {}
-        self.gotos: list = []
-
-    def new(self, ev=None, edges=()):
-        self.ev.append(ev)
-        self.edges.append(list(edges))
-        return len(self.ev) - 1
-
-    def chain(self, events, k):
-        for e in reversed(events):
-            k = self.new(e, [(k, None)]) if not (isinstance(e, H.Call) and e.noreturn) else self.new(e)
-        return k
-
-    def block(self, stmts, k, ctx):
-        for s in reversed(stmts):
-            k = self.lower(s, k, ctx)
-        return k
-
-    def lower(self, s, k, ctx):
-        if isinstance(s, H.Block):
-            return self.block(s.stmts, k, ctx)
-        if isinstance(s, H.If):
-            t = self.block(s.then.stmts, k, ctx)
-            e = self.block(s.orelse.stmts, k, ctx) if s.orelse is not None else k
-            pure = not s.cond
-            b = self.new(None, [(t, _decision(s, True, pure)), (e, _decision(s, False, pure))])
-            return self.chain(s.cond, b)
-        if isinstance(s, H.Loop):
-            if s.once:
-                return self.block(s.body.stmts, k, dict(ctx, brk=k, cont=k))
-            head = self.new()
-            cond = self.chain(s.cond, head)
-            step = self.chain(s.step, cond)
-            cont = cond if s.do_while else step
-            body = self.block(s.body.stmts, cont, dict(ctx, brk=k, cont=cont))
-            self.edges[head] = [(body, None)] if s.infinite else [(body, None), (k, None)]
-            return body if s.do_while else cond
-        if isinstance(s, H.Switch):
-            sw = self.new()
-            cases: list = []
-            self.block(s.body.stmts, k, dict(ctx, brk=k, cases=cases))
-            edges = [(n, Decision(f"`switch ({s.text})` takes `{text}` at line {loc.line}")) for n, text, loc in cases]
-            if not any(text == "default" for _, text, _ in cases):
-                edges.append((k, Decision(f"`switch ({s.text})` matches no case at line {s.loc.line}")))
-            self.edges[sw] = sorted(edges, key=lambda e: e[0])
-            return self.chain(s.cond, sw)
-        if isinstance(s, H.Case):
-            n = self.new(None, [(k, None)])
-            if "cases" in ctx:
-                ctx["cases"].append((n, s.text, s.loc))
-            return n
-        if isinstance(s, (H.Return, H.Exit)):
-            return self.new(s)
-        if isinstance(s, H.Jump):
-            if s.kind == "goto":
-                n = self.new()
-                self.gotos.append((n, s.label))
-                return n
-            target = ctx.get("brk" if s.kind == "break" else "cont")
-            return self.new(None, [(target, None)] if target is not None else [])
-        if isinstance(s, H.Label):
-            n = self.new(None, [(k, None)])
-            self.labels[s.name] = n
-            return n
-        return self.chain([s], k)
-
-
-def _decision(s: H.If, taken: bool, pure: bool) -> Decision:
-    t = s.test
-    fact = (s.text, taken) if pure and t is None else None
-    if t is None:
-        return Decision(f"`{s.text}` is {'true' if taken else 'false'} at line {s.loc.line}", fact=fact)
-    sense = t.sense if taken else {"fail": "ok", "ok": "fail", "null": "nonnull", "nonnull": "null"}[t.sense]
-    return Decision("", test=t, sense=sense, fact=(s.text, taken) if pure else None)
-
-
-def build_graph(fn_body: H.Block) -> tuple[_Graph, int]:
-    g = _Graph()
-    end = g.new()  # unreachable sink (bodies end with an implicit Return)
-    entry = g.block(fn_body.stmts, end, {})
-    for n, label in g.gotos:
-        if label in g.labels:
-            g.edges[n] = [(g.labels[label], None)]
-    return g, entry
-
-
-# ---------------------------------------------------------------------------- the state
 
 
 class _State:
@@ -230,7 +44,7 @@ class _State:
         self.allocs = {}  # site -> (status, kind, name, alloc call, loc, release name, release loc)
         self.results = {}  # var -> call id whose cudaError_t it holds
         self.pending = {}  # (var, source id) -> (stream, events, source name, loc)
-        self.facts = {}  # cond text -> bool
+        self.facts = {}  # cond text -> bool (switches: -> ("is", label) | ("not", labels))
         self.trail = ()  # decisions taken, as text
         self.born = {}  # site -> len(trail) when allocated
         self._key = None  # set once the state is on the walk's stack (never changed after that)
@@ -254,22 +68,23 @@ def stream_text(t: str | None) -> str:
     return "0" if t in ("", "0", "nullptr", "NULL", "cudaStreamLegacy", "(cudaStream_t)0") else t
 
 
-# ---------------------------------------------------------------------------- the analysis
-
-
 class _Flow:
-    def __init__(self, fn, launch_writes):
+    def __init__(self, fn, launch_writes, summary_of=None, leaks_in_main=True):
         self.fn = fn
         self.launch_writes = launch_writes or (lambda call, i: True)
-        self.out = FlowResult([], [], [], [])
+        self.summary_of = summary_of or (lambda call: None)
+        self.leaks_in_main = leaks_in_main
+        self.out = FlowResult([], [], [], [], outcomes=[])
         self.seen = set()
         self.calls = {}
+        self.returned = {}  # call id -> (kind, alloc text) of a helper that returns an allocation
+        self.params = {name: i for i, (name, _) in enumerate(getattr(fn, "params", ()))}
 
     def run(self, g, entry):
         for e in g.ev:
             if isinstance(e, H.Call):
                 self.calls[e.id] = e
-        stack = [(entry, _State())]
+        stack = [(entry, self.initial())]
         visited = set()
         steps = 0
         while stack:
@@ -297,15 +112,41 @@ class _Flow:
                 stack.append((target, nst))
         return self.out
 
+    def initial(self) -> _State:
+        """Each parameter holds something the caller owns: tracked so the summary can say
+        whether this function frees it, keeps it, or hands it on."""
+        st = _State()
+        for name in self.params:
+            self.param_site(st, name)
+        return st
+
+    def param_site(self, st: _State, name: str):
+        site = ("param", name)
+        st.allocs[site] = ("param", "param", name, "parameter", self.fn.loc, None, None)
+        st.binds[name] = site
+        return site
+
+    def lazy_param_site(self, st: _State, name: str):
+        """A field or pointee of a parameter, tracked from its first mention."""
+        root = S.slot_parts(name)[0]
+        return self.param_site(st, name) if name != root and root in self.params else None
+
     # -- branches ----------------------------------------------------------
     def decide(self, dec: Decision, st: _State):
         if dec.fact is not None:
             text, val = dec.fact
             if st.facts.get(text, val) != val:
                 return None  # contradicts what this path already decided
+        known = None
+        if dec.case is not None:
+            known = switch_fact(st.facts.get(dec.case.key), dec.case)
+            if known is None:
+                return None  # the same unchanged value took another case before
         s = st.copy()
         if dec.fact is not None:
             s.facts[dec.fact[0]] = dec.fact[1]
+        if known is not None:
+            s.facts[dec.case.key] = known
         t = dec.test
         if t is None:
             if dec.text:
@@ -321,16 +162,20 @@ class _Flow:
             cid = subject[1]
             call = self.calls.get(cid)
             if dec.sense == "fail" and call is not None:
-                if cid in s.allocs:
-                    self.drop(s, cid)
+                for site in [x for x in s.allocs if x == cid or (isinstance(x, tuple) and x[:2] == ("sum", cid))]:
+                    self.drop(s, site)
                 s.trail += (f"`{call.name}` fails at line {call.loc.line}",)
             return s
-        site = s.binds.get(subject[1])
-        if site is not None and dec.sense == "null" and s.allocs.get(site, ("",))[0] == "live":
+        site = s.binds.get(subject[1]) or self.lazy_param_site(s, subject[1])
+        if site is not None and dec.sense == "null" and s.allocs.get(site, ("",))[0] in ("live", "param"):
             self.drop(s, site)
         return s
 
     def drop(self, s: _State, site):
+        rec = s.allocs.get(site)
+        if rec is not None and rec[0] == "param":  # a null parameter: releasing it is a no-op
+            s.allocs[site] = ("null",) + rec[1:]
+            return
         s.allocs.pop(site, None)
         for v in [v for v, x in s.binds.items() if x == site]:
             del s.binds[v]
@@ -351,10 +196,11 @@ class _Flow:
         elif isinstance(ev, H.Delete):
             self.release(ev.arg, "delete[]" if ev.array else "delete", ev.loc, ev.id, st)
         elif isinstance(ev, H.Return):
+            self.out.outcomes.append(S.path_outcome(st, ev, self.params))
             if ev.value is not None:
                 for n in _names(ev.value):
                     self.escape(n, st)
-            if self.fn.name != "main":
+            if self.fn.name != "main" or self.leaks_in_main:
                 self.leaks(ev, st)
             return False
         elif isinstance(ev, H.Exit):
@@ -366,18 +212,16 @@ class _Flow:
             return False
         name, args = c.name, c.args
         if name in ALLOC_OUT and args:
-            a0 = args[0]
-            if a0.kind == "addr" and a0.scope == "local":
-                self.bind(st, a0.name, c.id)
-                st.allocs[c.id] = ("live", ALLOC_OUT[name], a0.name, name, c.loc, None, None)
-                st.born[c.id] = len(st.trail)
+            target = _alloc_target(args[0])
+            if target is not None:
+                self.allocate(st, target, c.id, ALLOC_OUT[name], name, c.loc, self.owned_here(target, args[0]))
             for a in args[1:]:
                 if a.kind == "addr":
                     self.escape(a.name, st)
             return True
         if name in RELEASE and args:
             self.release(args[0], name, c.loc, c.id, st)
-            if name in _SYNC_ALL:
+            if name in SYNC_ALL:
                 st.pending.clear()
             return True
         if c.launch:
@@ -388,23 +232,61 @@ class _Flow:
                     st.pending[(var, c.id)] = (c.stream or "0", frozenset(), f"kernel `{name}`", c.loc)
                     st.born[("pend", var, c.id)] = len(st.trail)
             return True
-        if _API.match(name) and name not in _API_OWNING:
+        if is_api(name):
             self.api(c, st)
             return True
-        if name in _HARMLESS:
+        if name in HARMLESS:
+            return True
+        summary = self.summary_of(c) if c.receiver is None else None
+        if summary is not None:
+            self.apply(summary, c, st)
             return True
         for a in list(args) + ([c.receiver] if c.receiver is not None and name != "operator=" else []):
             for n in _names(a):
-                self.escape(n, st)
+                self.escape(n, st, may_reassign=a.kind == "addr" or a.name != a.root)
         st.pending.clear()  # a function we cannot see may synchronize
         return True
+
+    def apply(self, summary: S.Summary, c: H.Call, st: _State):
+        """A call to a function of this file: what its summary says it does to each argument."""
+        for k, e in enumerate(summary.effects):
+            arg = c.args[e.param] if e.param < len(c.args) else None
+            target = S.caller_name(arg, e) if arg is not None else None
+            shown = f"{e.call}` in `{summary.name}"
+            if target is None:
+                for n in _names(arg):
+                    self.escape(n, st)
+            elif e.action == "free":
+                self.release(H.Arg("var", target, root=target.split(".")[0]), e.call, c.loc, (c.id, k), st, shown)
+            else:
+                local = arg.scope == "local"
+                self.allocate(st, target, ("sum", c.id, k), e.kind, shown, c.loc, local, report=False)
+        for i in summary.escapes:
+            if i < len(c.args):
+                for n in _names(c.args[i]):
+                    self.escape(n, st, may_reassign=True)
+        for a in c.args[len(summary.params):]:
+            for n in _names(a):
+                self.escape(n, st)
+        if summary.returns is not None:
+            self.returned[c.id] = (summary.returns[0], f"{summary.returns[1]}` in `{summary.name}")
+        st.pending.clear()
+
+    def owned_here(self, target: str, a0: H.Arg) -> bool:
+        """Whether an allocation into `target` is this function's to release."""
+        return a0.kind == "addr" and a0.scope == "local" and target.split(".")[0] not in self.params
+
+    def allocate(self, st, target, site, kind, alloc, loc, owned, report=True):
+        self.bind(st, target, site, loc, f"`{alloc}`" if report else None)
+        st.allocs[site] = ("live" if owned else "out", kind, target, alloc, loc, None, None)
+        st.born[site] = len(st.trail)
 
     def api(self, c: H.Call, st: _State):
         name, args = c.name, c.args
         for a in args:
             if a.kind == "addr" and a.scope == "local":  # cudaMemcpyToSymbol(sym, &d, ...) copies the pointer
                 self.escape(a.name, st)
-        if name in _SYNC_ALL:
+        if name in SYNC_ALL:
             st.pending.clear()
         elif name == "cudaStreamSynchronize" and args:
             s = stream_text(args[0].text)
@@ -420,7 +302,7 @@ class _Flow:
             e = args[0].text
             for k in [k for k, v in st.pending.items() if e in v[1]]:
                 del st.pending[k]
-        elif name in _ASYNC_D2H and args and any("DeviceToHost" in a.text for a in args):
+        elif name in ASYNC_D2H and args and any("DeviceToHost" in a.text for a in args):
             dst = args[0].name if args[0].kind == "var" else args[0].root
             if dst:
                 s = stream_text(args[-1].text) if len(args) >= 5 and "DeviceToHost" not in args[-1].text else "0"
@@ -429,23 +311,27 @@ class _Flow:
 
     def assign(self, a: H.Assign, st: _State):
         v, t = a.value, a.target
-        site = None
+        site, kind, alloc = None, None, None
         if v.kind == "var":
             site = st.binds.get(v.name)
         elif v.kind == "call" and v.name in ALLOC_RET:
-            site = ("ret", v.call_id)
+            site, kind, alloc = ("ret", v.call_id), "malloc", v.name
+        elif v.kind == "call" and v.call_id in self.returned:
+            site, (kind, alloc) = ("ret", v.call_id), self.returned[v.call_id]
         elif v.kind in ("new", "new[]"):
-            site = ("new", v.call_id)
+            site, kind, alloc = ("new", v.call_id), v.kind, v.kind
         local = t.kind == "var" and t.scope == "local"
         if not local:
             for n in _names(v):
                 self.escape(n, st)
+            if t.kind == "var" and kind is not None:  # a member, global or out-parameter owns it
+                self.allocate(st, t.name, site, kind, alloc, a.loc, False, report=False)
             return
-        if site is not None and site not in st.allocs:  # a fresh malloc/new
-            kind = "malloc" if site[0] == "ret" else v.kind
-            st.allocs[site] = ("live", kind, t.name, v.name if site[0] == "ret" else v.kind, a.loc, None, None)
-            st.born[site] = len(st.trail)
-        self.bind(st, t.name, site)
+        if kind is not None:  # a fresh allocation, also on a later iteration of a loop
+            self.allocate(st, t.name, site, kind, alloc, a.loc, True)
+        else:
+            by = None if v.root == t.name else "an assignment"
+            self.bind(st, t.name, site, a.loc, by, decl=a.decl)
         if v.kind == "call" and v.call_id is not None:
             st.results[t.name] = v.call_id
         elif v.kind == "var" and v.name in st.results:
@@ -455,32 +341,58 @@ class _Flow:
         for text in [x for x in st.facts if _mentions(x, t.name)]:
             del st.facts[text]
 
-    def bind(self, st: _State, name: str, site):
+    def bind(self, st: _State, name: str, site, loc=None, by=None, decl=False):
+        """`name` now holds `site`; a live allocation it held and nothing else holds is lost:
+        a leak at this line (`by` says what overwrote it; None: stay quiet). Reported only when
+        no branch was decided since that allocation: whether a branch that frees it can be
+        skipped usually hangs on values (a loop counter) the walk does not follow."""
         old = st.binds.pop(name, None)
         for k in [k for k in st.binds if k.startswith(name + ".")]:
             del st.binds[k]
         if old is not None and old not in st.binds.values():
             rec = st.allocs.get(old)
-            if rec is not None and rec[0] == "live":  # overwritten while live: lost; we stay quiet
+            if rec is not None and rec[0] == "live":
                 st.allocs[old] = ("escaped",) + rec[1:]
+                if by is not None and rec[1] in CUDA_KINDS and len(st.trail) == st.born.get(old, 0):
+                    self.overwritten(st, old, rec, loc, by, decl)
         if site is not None:
             st.binds[name] = site
 
-    def escape(self, name: str | None, st: _State):
+    def overwritten(self, st, site, rec, loc, by, decl):
+        key = (loc, site, "lost")
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        _, kind, name, alloc, aloc, _, _ = rec
+        how = (f"the next iteration declares `{name}` again at line {loc.line}" if decl
+               else f"{by} at line {loc.line} overwrites `{name}`")
+        path = st.trail[st.born.get(site, 0):]
+        self.out.leaks.append(Leak(name, kind, alloc, aloc, loc, False, path, overwritten_by=how))
+
+    def escape(self, name: str | None, st: _State, may_reassign=False):
+        """`name` (and what it contains) is handed on. may_reassign: the receiver can also store
+        a new pointer there, so what this path knew was freed is forgotten."""
         if not name:
             return
         for v, site in list(st.binds.items()):
             if v == name or v.startswith(name + "."):
                 rec = st.allocs.get(site)
-                if rec is not None and rec[0] == "live":
+                if rec is None:
+                    continue
+                if rec[0] in ("live", "param", "null"):
                     st.allocs[site] = ("escaped",) + rec[1:]
+                elif rec[0] == "freed" and may_reassign:
+                    del st.binds[v]
 
-    def release(self, arg: H.Arg, rel: str, loc: Loc, rid, st: _State):
+    def release(self, arg: H.Arg, rel: str, loc: Loc, rid, st: _State, shown=None):
+        shown = shown or rel
         site = None
         for n in _names(arg):
             site = st.binds.get(n)
             if site is None and "." in n:
-                site = st.binds.get(n.rsplit(".", 1)[0])
+                parent = st.binds.get(n.rsplit(".", 1)[0])
+                site = None if _is_param_site(parent) else parent
+            site = site or self.lazy_param_site(st, n)
             if site is not None:
                 break
         if site is None or site not in st.allocs:
@@ -490,15 +402,16 @@ class _Flow:
             if (rid, site, "df") not in self.seen:
                 self.seen.add((rid, site, "df"))
                 path = st.trail[st.born.get(("freed", site), len(st.trail)):]
-                self.out.double_frees.append(DoubleFree(name, alloc, aloc, first, first_loc, rel, loc, path))
+                self.out.double_frees.append(DoubleFree(name, alloc, aloc, first, first_loc, shown, loc, path))
             return
-        if kind not in RELEASE[rel] and (rid, site, "mm") not in self.seen:
+        if kind != "param" and kind not in RELEASE[rel] and (rid, site, "mm") not in self.seen:
             self.seen.add((rid, site, "mm"))
-            self.out.mismatches.append(Mismatch(name, kind, alloc, aloc, rel, loc))
-        st.allocs[site] = ("freed", kind, name, alloc, aloc, rel, loc)
+            self.out.mismatches.append(Mismatch(name, kind, alloc, aloc, shown, loc))
+        st.allocs[site] = ("freed", kind, name, alloc, aloc, shown, loc)
         st.born[("freed", site)] = len(st.trail)
 
     def leaks(self, ret: H.Return, st: _State):
+        in_main = self.fn.name == "main"
         for site, (status, kind, name, alloc, aloc, _, _) in st.allocs.items():
             if status != "live" or kind not in CUDA_KINDS:
                 continue
@@ -507,49 +420,56 @@ class _Flow:
                 continue
             self.seen.add(key)
             path = st.trail[st.born.get(site, 0):]
-            self.out.leaks.append(Leak(name, kind, alloc, aloc, ret.loc, ret.implicit, path))
+            self.out.leaks.append(Leak(name, kind, alloc, aloc, ret.loc, ret.implicit, path, in_main=in_main))
+
+
+def _is_param_site(site) -> bool:
+    return isinstance(site, tuple) and site[0] == "param"
+
+
+def _alloc_target(a0: H.Arg) -> str | None:
+    """The variable an allocation call writes: `&p` -> p, `&s.p` -> s.p, `out` (a `T**`) -> *out."""
+    if a0.kind == "addr":
+        return a0.name
+    if a0.kind == "var" and a0.scope in ("param", "member", "global"):
+        return "*" + a0.name
+    return None
 
 
 def _inert(ev) -> bool:
     """Events that leave the state as it is (the walk then shares it instead of copying)."""
     if isinstance(ev, H.Access):
         return True  # reported against the state, never changes it
-    return (isinstance(ev, H.Call) and ev.name in _HARMLESS and not ev.noreturn and not ev.launch
-            and ev.name not in ALLOC_OUT and ev.name not in RELEASE and not (_API.match(ev.name) and
-                                                                              ev.name not in _API_OWNING))
+    return (isinstance(ev, H.Call) and ev.name in HARMLESS and not ev.noreturn and not ev.launch
+            and ev.name not in ALLOC_OUT and ev.name not in RELEASE and not is_api(ev.name))
 
 
-def _names(a: H.Arg | None):
-    if a is None:
-        return []
-    if a.kind in ("var", "addr"):
-        return [a.name]
-    return [a.root] if a.root else []
+_names = S.names_of
 
 
 def _mentions(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
 
 
-def analyze(fn, launch_writes=None) -> FlowResult:
+def analyze(fn, launch_writes=None, summary_of=None, leaks_in_main=True) -> FlowResult:
     """Leaks, double frees, mismatched frees and unsynchronized host accesses of one host
-    function (a `cudalint.model.HostFunction` whose body the front end built)."""
+    function (a `cudalint.model.HostFunction` whose body the front end built); `summary_of`
+    gives the summary of a called function of the same file (None: not known)."""
     if fn.body is None:
         return FlowResult([], [], [], [])
     g, entry = build_graph(fn.body)
-    if not _touches_memory(g):
+    if not _touches_memory(g, summary_of):
         return FlowResult([], [], [], [])
-    return _Flow(fn, launch_writes).run(g, entry)
+    return _Flow(fn, launch_writes, summary_of, leaks_in_main).run(g, entry)
 
 
-_MEMORY_CALLS = set(ALLOC_OUT) | set(ALLOC_RET) | set(RELEASE) | _ASYNC_D2H
-
-
-def _touches_memory(g) -> bool:
-    """Whether the function (its graph) allocates, frees or copies asynchronously at all: the
-    path walk of a large host file's other functions finds nothing and costs seconds."""
+def _touches_memory(g, summary_of=None) -> bool:
+    """Whether the function (its graph) allocates, frees or copies asynchronously at all, itself
+    or through a helper of this file: the path walk of a large host file's other functions finds
+    nothing and costs seconds."""
     for e in g.ev:
-        if isinstance(e, H.Call) and e.name in _MEMORY_CALLS or isinstance(e, H.Delete):
+        if isinstance(e, H.Call) and (e.name in MEMORY_CALLS or summary_of is not None and summary_of(e)
+                                      and summary_of(e).acts) or isinstance(e, H.Delete):
             return True
         if isinstance(e, H.Assign) and e.value is not None and (e.value.kind in ("new", "new[]") or
                                                               e.value.kind == "call" and e.value.name in ALLOC_RET):
@@ -561,7 +481,9 @@ def analyze_file(ctx):
     """Every host function of the file, once per file (the four rules share it)."""
     def compute():
         writes = _launch_writes(ctx.model)
-        return [(fn, analyze(fn, writes)) for fn in ctx.model.host_functions]
+        leaks_in_main = ctx.settings.host_leaks_at_exit
+        return S.analyze_all(ctx.model.host_functions, lambda fn, summary_of: analyze(
+            fn, writes, summary_of, leaks_in_main))
     return ctx.shared("hostflow", compute)
 
 

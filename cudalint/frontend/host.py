@@ -76,6 +76,15 @@ class Delete:
 
 
 @dataclass(frozen=True)
+class Copy:
+    """A shallow copy of a class object: its implicit (or defaulted) copy constructor or copy
+    assignment runs, e.g. for a by-value parameter, `T b = a;`, `b = a;`, `v.push_back(a)`."""
+    cls: str
+    loc: Loc
+    text: str
+
+
+@dataclass(frozen=True)
 class Test:
     """What the true branch of a condition means. kind: status (a cudaError_t compared with
     cudaSuccess; sense 'fail' or 'ok') | null (a pointer compared with null; sense 'null' or
@@ -161,6 +170,7 @@ _FUNCS = {K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.FUNCTION
 _TRANSPARENT = {K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
                 K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR}
 _NULLS = {K.CXX_NULL_PTR_LITERAL_EXPR, K.GNU_NULL_EXPR}
+_COPYING_INSERTS = {"push_back", "insert", "push", "push_front"}
 _noreturn_cache: dict = {}
 
 
@@ -176,7 +186,9 @@ def build_host_function(fn, loc_of, text_of) -> HostFunction:
     _, line, col = file_position(body.extent.end)
     end = Loc(loc_of(fn).path, line, max(col - 1, 1), line, col)
     tree = Block(tree.stmts + (Return(None, end, implicit=True),))
-    return HostFunction(name=fn.spelling, loc=loc_of(fn), body=tree)
+    params = tuple((p.spelling, p.type.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE"))
+                   for p in fn.get_children() if p.kind == K.PARM_DECL)
+    return HostFunction(name=fn.spelling, loc=loc_of(fn), body=tree, params=params)
 
 
 def _strip(c):
@@ -309,7 +321,7 @@ class _Builder:
             kids = _exprs(c)
             if not kids:
                 return [Return(None, self.loc_of(c))]
-            ev = self.expr(kids[0])
+            ev = [e for e in self.expr(kids[0]) if not isinstance(e, Copy)]  # NRVO: no second object
             return ev + [Return(self.arg(kids[0]), self.loc_of(c))]
         if k == K.BREAK_STMT:
             return [Jump("break", self.loc_of(c))]
@@ -443,7 +455,7 @@ class _Builder:
                 ev = self.expr(rhs) + self.expr(lhs, write=True)
                 return ev + [Assign(self.arg(lhs), self.arg(rhs), self.loc_of(c))]
             if k == K.COMPOUND_ASSIGNMENT_OPERATOR:
-                return self.expr(rhs) + self.expr(lhs, write=True)
+                return self.expr(rhs) + self.expr(lhs, write=True) + self.counter_update(lhs, c)
             return self.expr(lhs) + self.expr(rhs)
         if k == K.ARRAY_SUBSCRIPT_EXPR:
             kids = _exprs(c)
@@ -455,7 +467,10 @@ class _Builder:
         if k == K.UNARY_OPERATOR:
             kids = _exprs(c)
             op = operator(c)
-            ev = [e for x in kids for e in self.expr(x, write=op in ("post++", "post--", "pre++", "pre--"))]
+            step = op in ("post++", "post--", "pre++", "pre--")
+            ev = [e for x in kids for e in self.expr(x, write=step)]
+            if step and kids:
+                ev += self.counter_update(kids[0], c)
             if op == "*" and kids:
                 base = self.arg(kids[0])
                 if base.kind == "var":
@@ -491,6 +506,9 @@ class _Builder:
         return [e for x in _exprs(c) for e in self.expr(x, write if k in _TRANSPARENT else False)]
 
     def call(self, c) -> list:
+        copy = self.shallow_copy(c)
+        if copy is not None:
+            return [e for a in c.get_arguments() for e in self.expr(a)] + [copy]
         kids = _exprs(c)
         config = next((ch for ch in kids if ch.kind == K.CALL_EXPR and ch.spelling in _CONFIG_CALLS), None)
         args = list(c.get_arguments())
@@ -532,6 +550,36 @@ class _Builder:
         return ev + [Call(cid, name, tuple(self.arg(a) for a in args), self.loc_of(c), self.text_of(c),
                           noreturn=nr, receiver=receiver)]
 
+    def counter_update(self, target, c) -> list:
+        """`i++`, `n += 2` on a non-pointer variable: an assignment, so conditions on it that the
+        path already decided are forgotten (pointer arithmetic keeps the pointer's allocation)."""
+        a = self.arg(target)
+        if a.kind != "var" or _is_pointer(target):
+            return []
+        return [Assign(a, Arg("expr", root=a.name), self.loc_of(c))]
+
+    def shallow_copy(self, c):
+        """A Copy event when call c copies an object member by member."""
+        ref = c.referenced
+        if ref is None or c.location.file is None:
+            return None
+        if ref.kind == K.CONSTRUCTOR and ref.is_copy_constructor() and ref.is_default_method():
+            cls = ref.semantic_parent.spelling
+        elif (ref.kind == K.CXX_METHOD and ref.spelling == "operator=" and ref.is_copy_assignment_operator_method()
+              and ref.is_default_method()):
+            cls = ref.semantic_parent.spelling
+        elif c.spelling in _COPYING_INSERTS and c.referenced.kind == K.CXX_METHOD:
+            args = list(c.get_arguments())
+            if len(args) != 1 or _strip(args[0]).kind != K.DECL_REF_EXPR:
+                return None  # a temporary or std::move(...) is moved, not copied
+            decl = args[0].type.get_canonical().get_declaration()
+            if decl is None or decl.kind not in (K.STRUCT_DECL, K.CLASS_DECL):
+                return None
+            cls = decl.spelling
+        else:
+            return None
+        return Copy(cls, self.loc_of(c), self.text_of(c))
+
     def arg(self, c) -> Arg:
         text = self.text_of(c)
         s = _strip(c)
@@ -568,6 +616,11 @@ class _Builder:
         if k == K.CXX_NEW_EXPR:
             arr = "[" in tokens(s)
             return Arg("new[]" if arr else "new", text=text, call_id=_key_id(self, s))
+        if k == K.UNARY_OPERATOR and operator(s) == "*":
+            inner = self.arg(_exprs(s)[0])
+            if inner.kind == "var" and inner.scope == "param":  # `*out`: the caller's variable
+                return Arg("var", f"*{inner.name}", "member", text, root=inner.name)
+            return Arg("expr", text=text)
         if k == K.BINARY_OPERATOR and operator(s) in ("+", "-"):
             a = self.arg(_exprs(s)[0])
             return Arg("expr", text=text, root=a.root)
