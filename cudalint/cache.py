@@ -25,7 +25,7 @@ from cudalint import __version__
 from cudalint.findings import Confirmation, Finding, Related
 from cudalint.model import Diagnostic
 
-ENTRY_VERSION = 1
+ENTRY_VERSION = 2
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cudalint.\n"
 
 
@@ -173,11 +173,15 @@ def _finding_from(d: dict) -> Finding:
 def _result_to(r) -> dict:
     return {"path": r.path, "findings": [_finding_to(f) for f in r.findings],
             "diagnostics": [asdict(d) for d in r.diagnostics], "notes": list(r.notes),
-            "seconds": r.seconds, "kernels": r.kernels, "includes": list(r.includes)}
+            "seconds": r.seconds, "kernels": r.kernels, "includes": list(r.includes),
+            "launch_facts": [asdict(f) for f in r.launch_facts], "guessed_kernels": list(r.guessed_kernels)}
 
 
 def _result_from(d: dict):
     from cudalint.engine import FileResult
+    from cudalint.launch_index import LaunchFact
+    facts = tuple(LaunchFact(**{k: _tuples(v) for k, v in f.items()}) for f in d["launch_facts"])
     return FileResult(d["path"], [_finding_from(f) for f in d["findings"]],
                       [Diagnostic(**x) for x in d["diagnostics"]], list(d["notes"]), d["seconds"],
-                      d["kernels"], tuple(d["includes"]), cached=True)
+                      d["kernels"], tuple(d["includes"]), cached=True, launch_facts=facts,
+                      guessed_kernels=tuple(d["guessed_kernels"]))

@@ -9,6 +9,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from cudalint.findings import Finding
+from cudalint.launch_index import facts_of, guessed_kernels, second_pass
 from cudalint.model import Diagnostic, FileModel
 from cudalint.registry import selected
 from cudalint.settings import Settings
@@ -49,6 +50,8 @@ class FileResult:
     kernels: int = 0
     includes: tuple = ()  # headers libclang included (for the cache's dependency check)
     cached: bool = False  # served from cudalint.cache
+    launch_facts: tuple = ()  # constant launches the file makes (cudalint.launch_index)
+    guessed_kernels: tuple = ()  # USRs of its kernels no launch in it gives a blockDim
 
 
 def analyze_file(path: str, settings: Settings) -> FileResult:
@@ -76,7 +79,8 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
                 ctx.skipped.append((rule.code, traceback.format_exc()))
     findings = _first_per_place(sorted(set(findings), key=Finding.sort_key))
     notes = list(model.notes) + [f"{what}: {why}" for what, why in ctx.skipped]
-    return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels), includes)
+    return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels), includes,
+                      launch_facts=facts_of(model), guessed_kernels=guessed_kernels(model, settings))
 
 
 def _first_per_place(findings: list[Finding]) -> list[Finding]:
@@ -94,13 +98,26 @@ def _first_per_place(findings: list[Finding]) -> list[Finding]:
 def analyze_all(paths: list[str], settings: Settings, jobs: int = 0, cache=None,
                 progress=None) -> list[FileResult]:
     """Results in the order of `paths`, whatever the job count. `cache`: a cudalint.cache.Cache
-    (hits skip the work); `progress(done, total)` is called as files finish."""
+    (hits skip the work); `progress(done, total)` is called as files finish. Files whose kernels
+    other files launch are checked again with those launches (cudalint.launch_index)."""
+    results = _analyze_each(paths, [settings] * len(paths), jobs, cache, progress)
+    again = second_pass(results, settings)
+    if again:
+        order = sorted(again)
+        redone = _analyze_each([paths[i] for i in order], [again[i] for i in order], jobs, cache, None)
+        for i, r in zip(order, redone):
+            results[i] = r
+    return results
+
+
+def _analyze_each(paths: list[str], settings: list, jobs: int, cache, progress) -> list[FileResult]:
+    """analyze_file for each path with its own settings, through the cache and a process pool."""
     results: list[FileResult | None] = [None] * len(paths)
     keys = [None] * len(paths)
     todo = []
     for i, p in enumerate(paths):
         if cache is not None:
-            keys[i] = cache.key(p, settings)
+            keys[i] = cache.key(p, settings[i])
             results[i] = cache.get(keys[i])
         if results[i] is None:
             todo.append(i)
@@ -110,13 +127,13 @@ def analyze_all(paths: list[str], settings: Settings, jobs: int = 0, cache=None,
     jobs = jobs or min(os.cpu_count() or 1, 8)
     if jobs <= 1 or len(todo) <= 1:
         for i in todo:
-            results[i] = analyze_file(paths[i], settings)
+            results[i] = analyze_file(paths[i], settings[i])
             done += 1
             if progress:
                 progress(done, len(paths))
     else:
         with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
-            futures = {pool.submit(analyze_file, paths[i], settings): i for i in todo}
+            futures = {pool.submit(analyze_file, paths[i], settings[i]): i for i in todo}
             for fut in as_completed(futures):
                 results[futures[fut]] = fut.result()
                 done += 1

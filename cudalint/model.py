@@ -136,14 +136,15 @@ class Access:
     via: tuple = ()  # call-site Locs when inlined from a __device__ helper
     type_name: str = ""  # the accessed type, e.g. "float4"
     bounds: tuple = ()  # (index Expr, extent) per subscript of a declared array: `s[ty][tx]`
-    stored: object = None  # for a write: the Const or StoredLoad it stores, where known
+    stored: object = None  # for a write: the Stored value, where known
 
 
 @dataclass(frozen=True)
-class StoredLoad:
-    """A stored value that was loaded from `array` at byte `offset`."""
-    array: Array
-    offset: Expr
+class Stored:
+    """The value a store writes: an expression of thread coordinates, loop counters, arguments
+    and `loads`, each (Sym, Array, byte offset) naming a value the thread loaded from memory."""
+    expr: Expr
+    loads: tuple = ()
 
 
 @dataclass(frozen=True)

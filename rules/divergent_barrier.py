@@ -55,13 +55,13 @@ def check(ctx):
                        f"every lane that calls __syncwarp must be named in its mask ({d.geometry.describe()})")
             else:
                 msg = (f"divergent barrier `{b.text}`: {d.reaches} reaches it but {d.misses} of the same "
-                       f"{'block' if b.kind == 'block' else 'warp'} does not ({d.geometry.describe()}); "
+                       f"{'warp' if b.kind == 'warp' else 'grid' if b.kind == 'grid' else 'block'} does not ({d.geometry.describe()}); "
                        f"move the barrier out of the thread-dependent branch, loop or early return")
                 if d.skipper_exits:
                     msg += ("; the threads that skip it reach no later barrier and exit, which sm_70 and later "
                             "count as arriving (no hang there), but CUDA leaves it undefined")
             related = [Related(v.path, v.line, v.column, "reached through this call") for v in b.via]
-            props = (("skipping_threads", "exit"),) if d.skipper_exits else ()
+            props = ((("skipping_threads", "exit"),) if d.skipper_exits else ()) + d.geometry.properties()
             yield RULE.finding(b.loc, msg, kernel=kernel.name, related=related, properties=props)
 
 

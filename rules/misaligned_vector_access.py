@@ -50,7 +50,8 @@ def check(ctx):
         for acc in kernel.events:
             if not isinstance(acc, Access) or not acc.cast or acc.align <= 1 or acc.loc in seen:
                 continue
-            for geom in geometries(model, kernel, settings.block_dims, settings.grid_dims):
+            for geom in geometries(model, kernel, settings.block_dims, settings.grid_dims,
+                                    settings.external_launches):
                 if ctx.out_of_time():
                     ctx.skipped.append((f"CUDA101 {kernel.name} line {acc.loc.line}", "file budget spent"))
                     return

@@ -123,7 +123,8 @@ def check(ctx):
         for acc in kernel.events:
             if not isinstance(acc, Access) or acc.array.space != "shared" or acc.loc in seen or acc.width <= 0:
                 continue
-            for geom in geometries(model, kernel, settings.block_dims, settings.grid_dims):
+            for geom in geometries(model, kernel, settings.block_dims, settings.grid_dims,
+                                    settings.external_launches):
                 if ctx.out_of_time():
                     ctx.skipped.append((f"CUDA301 {kernel.name} line {acc.loc.line}", "file budget spent"))
                     return

@@ -10,7 +10,7 @@ import z3
 from cudalint.analysis.threads import loop_definition
 from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.shapes import shape_sets
-from cudalint.model import THREAD, Barrier, Kernel
+from cudalint.model import BLOCK, THREAD, Barrier, Kernel
 from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, minimize, solver, value, variable
 
 
@@ -29,8 +29,8 @@ def divergences(ctx, kernel: Kernel) -> list[Divergence]:
     if kernel.incomplete:
         return out
     for b in kernel.events:
-        if not isinstance(b, Barrier) or b.kind in ("group", "grid"):  # a group of unknown extent; a grid
-            continue  # barrier is not a block barrier
+        if not isinstance(b, Barrier) or b.kind == "group":  # a group of unknown extent
+            continue
         if ctx.out_of_time():
             ctx.skipped.append((f"barrier divergence in {kernel.name}", "file time budget spent"))
             break
@@ -47,7 +47,8 @@ def divergences(ctx, kernel: Kernel) -> list[Divergence]:
 
 
 def _threads(kernel, b, geom, ints):
-    t1, t2 = Thread(1, geom, THREAD, ints=ints), Thread(2, geom, THREAD, ints=ints)
+    split = BLOCK if b.kind == "grid" else THREAD  # a grid barrier waits for every block's threads
+    t1, t2 = Thread(1, geom, split, ints=ints), Thread(2, geom, split, ints=ints)
     facts = t1.constraints() + t2.constraints()
     for lid in b.loops:
         it = variable(f"iter{lid}", ints)
@@ -60,12 +61,15 @@ def _threads(kernel, b, geom, ints):
 def _check(kernel, b: Barrier, geom, timeout, ctx):
     """Integers where they can say it (block barriers: no lane masks), else bit-vectors."""
     try:
-        t1, t2, facts, g1, g2 = _threads(kernel, b, geom, ints=b.kind == "block")
+        t1, t2, facts, g1, g2 = _threads(kernel, b, geom, ints=b.kind != "warp")
     except NeedsBitVectors:
         t1, t2, facts, g1, g2 = _threads(kernel, b, geom, ints=False)
     l1, l2 = t1.linear_id(), t2.linear_id()
     if b.kind == "block":
         queries = [(z3.And(g1, z3.Not(g2), l1 != l2), False)]
+    elif b.kind == "grid":
+        other_block = z3.Or(*[t1.builtin("blockIdx", a) != t2.builtin("blockIdx", a) for a in "xyz"])
+        queries = [(z3.And(g1, z3.Not(g2), z3.Or(l1 != l2, other_block)), False)]
     else:
         if b.mask is not None and b.mask.scope > 0:
             return None  # a thread-dependent mask (__activemask()): nothing to prove

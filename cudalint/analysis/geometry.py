@@ -25,6 +25,15 @@ class Geometry:
     tied: tuple = ()  # (axis index, parameter name): the launch passes blockDim there as that argument
     alternatives: tuple = ()  # for a tried block: every shape tried that the kernel supports
 
+    def properties(self) -> tuple:
+        """Typed facts of the geometry for findings: the block and grid used, and whence."""
+        out = (("shape_source", "guessed" if self.tried else self.source),)
+        if self.block and all(v is not None for v in self.block):
+            out += (("block_dim", ",".join(map(str, self.block))),)
+        if self.grid and all(v is not None for v in self.grid):
+            out += (("grid_dim", ",".join(map(str, self.grid))),)
+        return out
+
     def describe(self) -> str:
         if self.tried:
             why = f"{self.source} leaves it open" if self.source.startswith("the launch") else self.source
@@ -46,11 +55,16 @@ def launches_of(model: FileModel, kernel: Kernel) -> list:
 
 
 def geometries(model: FileModel, kernel: Kernel, block_dims: dict | None = None,
-               grid_dims: dict | None = None) -> list[Geometry]:
-    """Every geometry the kernel is launched with in this file, else one symbolic geometry;
-    a shape pinned by configuration or a comment wins over the launches."""
+               grid_dims: dict | None = None, external: tuple = ()) -> list[Geometry]:
+    """Every geometry the kernel is launched with in this file, else those of its launches in
+    other files of the run (`external`: LaunchFacts), else one symbolic geometry; a shape pinned
+    by configuration or a comment wins over the launches."""
     grid = pinned(grid_dims, kernel) or kernel.grid_dim_comment
     found = _launch_geometries(model, kernel, block_dims)
+    elsewhere = [f for f in external if f.kernel_usr == kernel.usr]
+    if elsewhere and all(g.block is None or None in g.block for g in found):
+        found = [_pin_unused_axes(kernel, Geometry(f.block, f.grid, f.describe(), kernel.launch_bounds or 1024))
+                 for f in elsewhere]
     return [replace(g, grid=grid) for g in found] if grid else found
 
 

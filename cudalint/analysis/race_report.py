@@ -70,5 +70,5 @@ def findings(ctx, rule, kind: str):
                 yield rule.finding(race.second.loc, message(race, kernel), kernel=kernel.name,
                                    related=related(race),
                                    properties=(("first_thread", race.first_thread),
-                                               ("second_thread", race.second_thread))
+                                               ("second_thread", race.second_thread)) + race.geometry.properties()
                                    + ((("aliased", f"{race.alias.kept}={race.alias.merged}"),) if race.alias else ()))

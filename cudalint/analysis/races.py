@@ -18,8 +18,8 @@ from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.shapes import shape_sets
 from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
 from cudalint.analysis.threads import loop_definition
-from cudalint.model import BLOCK, THREAD, Access, Const, Kernel, Op, StoredLoad, Sym, syms
-from cudalint.symbolic import NeedsBitVectors, as_bool, check, conjuncts, div, minimize, solver, to_z3, value, variable
+from cudalint.model import BLOCK, THREAD, Access, Kernel, Op, Sym, syms
+from cudalint.symbolic import BITS, NeedsBitVectors, as_bool, check, conjuncts, div, minimize, solver, to_z3, value, variable
 
 MAX_PAIRS = 600  # per kernel; the rest is skipped (and said so under --verbose)
 
@@ -159,7 +159,7 @@ def _check_pair(kernel, i, j, geom, intervals, timeout, ctx, memo):
     a = kernel.events[i]
     if a.array.space == "shared":
         pairings = block_iv.pairings(i, j)
-        idiom = i == j and a.kind == "write" and not _computed(a.stored)
+        idiom = i == j and a.kind == "write" and a.stored is None
         if pairings == warp_iv.pairings(i, j) and not idiom and \
                 not any(_solve(kernel, p, geom, "threads", timeout, ctx, memo) for p in pairings):
             return None  # no two threads at all: neither across warps nor within one
@@ -204,7 +204,7 @@ def _solve(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
 
 def _signature(kernel, acc: Access):
     """What a race question depends on, of one access."""
-    return (acc.array, acc.offset, _guard(acc), acc.width, acc.kind, acc.loc,
+    return (acc.array, acc.offset, _guard(acc), acc.width, acc.kind, acc.loc, acc.stored, acc.bounds,
             tuple(_loop_shape(kernel, lid) for lid in acc.loops))
 
 
@@ -374,16 +374,23 @@ def _values_differ(kernel, first: Access, second: Access, t1, t2) -> list:
     a, b = first.stored, second.stored
     if first.kind != "write" or second.kind != "write" or a is None or b is None:
         return []
-    if _computed(a) and _computed(b):
-        return [t1.term(a) != t2.term(b)]
-    if isinstance(a, StoredLoad) and isinstance(b, StoredLoad) and a.array == b.array and _unwritten(kernel, a.array):
-        return [t1.term(a.offset) != t2.term(b.offset)]
-    return []
+    if not all(_unwritten(kernel, array) for stored in (a, b) for _, array, _ in stored.loads):
+        return []  # memory the kernel writes may hold other values by the time either thread loads
+    return [_value(a, t1) != _value(b, t2)]
 
 
-def _computed(stored) -> bool:
-    """A stored value given as an expression of thread coordinates, loop counters and arguments."""
-    return isinstance(stored, (Const, Op, Sym))
+def _value(stored, th):
+    """The stored value as a z3 term of thread `th`: a load is the content of its array at its
+    offset (one uninterpreted function per array, so equal offsets load equal values)."""
+    loads = {s: (array, offset) for s, array, offset in stored.loads}
+    sort = z3.IntSort() if th.ints else z3.BitVecSort(BITS)
+
+    def var(s):
+        if s not in loads:
+            return th.var(s)
+        array, offset = loads[s]
+        return z3.Function(f"mem:{array.space}:{array.name}", sort, sort)(th.term(offset))
+    return to_z3(stored.expr, var, th.side, th.ints)
 
 
 def _unwritten(kernel, array) -> bool:

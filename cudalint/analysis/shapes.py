@@ -41,7 +41,8 @@ def shape_sets(ctx, kernel: Kernel) -> list[ShapeSet]:
 
 def _shape_sets(ctx, kernel: Kernel) -> list[ShapeSet]:
     out = []
-    for g in geometries(ctx.model, kernel, ctx.settings.block_dims, ctx.settings.grid_dims):
+    for g in geometries(ctx.model, kernel, ctx.settings.block_dims, ctx.settings.grid_dims,
+                        ctx.settings.external_launches):
         tried = tried_blocks(g)
         if len(tried) == 1 and not tried[0].tried:
             out.append(ShapeSet((tried[0],), False))

@@ -15,10 +15,11 @@ import zlib
 from dataclasses import dataclass, replace
 
 from cudalint.frontend.clang import (CursorKind as K, TypeKind as T, const_int, file_position, for_parts,
-                                     operator, tokens)
+                                     operator)
 from cudalint.model import (BLOCK, THREAD, UNIFORM, Access, Array, Barrier, Const, Kernel, Loc, Loop, Op,
-                            StoredLoad, Sym, syms)
+                            Stored, Sym, syms)
 
+AXES = ("x", "y", "z")
 BUILTIN_SCOPES = {"threadIdx": THREAD, "blockIdx": BLOCK, "blockDim": UNIFORM, "gridDim": UNIFORM}
 _BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
                    "__barrier_sync"}
@@ -233,16 +234,19 @@ class KernelBuilder:
             stored=self._stored(stored) if kind == "write" else None))
 
     def _stored(self, value):
-        """What a store writes, where two threads could be seen to write the same: a constant,
-        or a value loaded from (array, offset)."""
+        """What a store writes, where two threads' values can be compared: an expression of
+        thread coordinates, arguments and values loaded from memory (`scores[s] / degree[s]`)."""
         if isinstance(value, Ptr):  # an address: a tag for the array (whose base every thread shares),
             value = add(Const(zlib.crc32(value.array.name.encode()) % 32768 * 65536), value.offset)  # plus offset
-        origin = self.loaded.get(value) if isinstance(value, Sym) else None
-        if origin is not None:
-            return StoredLoad(*origin)
-        if isinstance(value, (Const, Op, Sym)) and all(s.origin in ("builtin", "loop", "param") for s in syms(value)):
-            return value  # computed from which thread it is: two threads' values compare
-        return None
+        if not isinstance(value, (Const, Op, Sym)):
+            return None
+        loads = []
+        for s in set(syms(value)):
+            if s in self.loaded:
+                loads.append((s, *self.loaded[s]))
+            elif s.origin not in ("builtin", "loop", "param"):
+                return None  # an opaque value: two threads' may differ for all we know
+        return Stored(value, tuple(sorted(loads, key=lambda x: x[0].name)))
 
     def truth(self, v):
         """A value used as a condition."""
@@ -602,7 +606,11 @@ class KernelBuilder:
         kids = list(c.get_children())
         base = _strip(kids[0]) if kids else None
         if base is not None and base.kind == K.DECL_REF_EXPR and base.spelling in BUILTIN_SCOPES:
-            field = c.spelling or (tokens(c)[-1:] or ["x"])[0]
+            # the member's own name: a macro around `threadIdx.x` hides it from the tokens
+            field = c.spelling or (c.referenced.spelling if c.referenced is not None else "") or \
+                self.text_of(c).rpartition(".")[2].strip()
+            if field not in AXES:
+                return self.fresh(f"{base.spelling}.{field}", BUILTIN_SCOPES[base.spelling], c)
             return Sym(f"{base.spelling}.{field}", BUILTIN_SCOPES[base.spelling], "builtin")
         lv = self.lvalue(c, env)
         if isinstance(lv, Ptr):

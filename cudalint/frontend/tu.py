@@ -18,7 +18,7 @@ from cudalint.frontend.parse import Parsed
 from cudalint.model import FileModel, Launch, Loc
 
 _CONFIG_CALLS = {"__cudaPushCallConfiguration", "cudaConfigureCall"}
-_DIM_COMMENT = r"cudalint:\s*{}-dim\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)"
+_DIM_COMMENT = r"cudalint:[^\n]*?\b{}-dim\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)"
 _BLOCK_DIM_COMMENT = re.compile(_DIM_COMMENT.format("block"))
 _GRID_DIM_COMMENT = re.compile(_DIM_COMMENT.format("grid"))
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*([^,()]+)")

@@ -571,6 +571,10 @@ def choose_geometry(finding, kernel, model, settings=None, ovr: dict | None = No
             source.append(f"grid from the launch at line {launch.loc.line}")
         if launch.shared_bytes:
             shared = launch.shared_bytes
+    typed = dict(getattr(finding, "properties", ()))
+    if block is None and typed.get("block_dim"):
+        block = tuple(int(v) for v in typed["block_dim"].split(","))
+        source.append("block from the finding")
     if block is None and m:
         block = tuple(int(m.group(i)) for i in (1, 2, 3))
         source.append("block from the finding")

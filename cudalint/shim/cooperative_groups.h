@@ -86,6 +86,8 @@ __device__ thread_block_tile<Size, ParentT> tiled_partition(const ParentT &paren
 __device__ thread_group tiled_partition(const thread_group &parent, unsigned int tilesz);
 __device__ thread_group tiled_partition(const thread_block &parent, unsigned int tilesz);
 template <class TyGroup> __device__ void sync(const TyGroup &group);
+/* the spelling of early releases, still accepted by GPUVerify's headers and older code */
+template <class TyGroup> __device__ void synchronize(const TyGroup &group);
 
 /* functors for cg::reduce / cg::inclusive_scan */
 #define __CL_CG_OP(name) template <class T> struct name { __device__ T operator()(const T &a, const T &b) const; };
