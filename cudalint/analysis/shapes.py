@@ -128,18 +128,29 @@ def _tile_terms(node):
 
 
 def _supported(ctx, kernel: Kernel, geom: Geometry) -> bool:
-    """No thread of this shape subscripts a declared array past its extent at an index fixed by
-    thread coordinates and loop counters (an index read from data says nothing of the shape)."""
+    """No thread of this shape subscripts a declared array past an extent, or reaches past its
+    end through pointer arithmetic, at an address fixed by thread coordinates and loop counters
+    (an index read from data, or an argument, says nothing of the shape)."""
     for e in kernel.events:
-        if not isinstance(e, Access) or not e.bounds:
+        if not isinstance(e, Access) or not (e.bounds or _size(e.array)):
             continue
-        if any(s.origin not in ("builtin", "loop") for index, _ in e.bounds for s in syms(index)):
+        if any(s.origin not in ("builtin", "loop") for x in (e.offset, *(i for i, _ in e.bounds)) for s in syms(x)):
             continue
-        key = ("shape-fits", e.array, e.bounds, e.guard, e.loc,
+        key = ("shape-fits", e.array, e.offset, e.width, e.bounds, e.guard, e.loc,
                tuple(kernel.loops[lid].shape() for lid in e.loops if lid in kernel.loops), geom.block)
         if not ctx.shared(key, lambda: _in_bounds_for_all(kernel, e, geom, ctx.settings.solver_timeout_ms)):
             return False
     return True
+
+
+def _size(array) -> int:
+    """Bytes of a declared array (0 where its extents are unknown)."""
+    if not array.dims or array.dynamic or any(d <= 0 for d in array.dims):
+        return 0
+    n = array.elem_size
+    for d in array.dims:
+        n *= d
+    return n
 
 
 def _in_bounds_for_all(kernel: Kernel, acc: Access, geom: Geometry, timeout: int) -> bool:
@@ -160,6 +171,9 @@ def _overrun_query(kernel: Kernel, acc: Access, geom: Geometry, ints: bool):
     for index, extent in acc.bounds:
         i = th.term(index)
         overruns.append(z3.Or(i < 0, i >= extent))
+    if _size(acc.array):
+        o = th.term(acc.offset)
+        overruns.append(z3.Or(o < 0, o + acc.width > _size(acc.array)))
     s = solver(ints)
     s.add(*facts, *th.side, z3.Or(*overruns))
     return s

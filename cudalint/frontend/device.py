@@ -26,6 +26,7 @@ _BLOCK_BARRIERS = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", 
 _ATOMIC = re.compile(r"^atomic[A-Z]\w*$")
 _GROUP_SYNCS = {"sync", "synchronize", "barrier_wait"}
 _MEMCPY = {"memcpy", "__builtin_memcpy", "memset", "__builtin_memset"}
+_VECTOR_INDEX_TYPES = {"dim3", "uint3", "int3"}
 _WARP_VALUE = re.compile(r"^__(shfl|ballot|any|all|reduce|match|activemask)")
 _MAX_INLINE_DEPTH = 8
 _CUB_COLLECTIVES = {"BlockScan", "BlockReduce", "BlockRadixSort", "BlockExchange", "BlockHistogram",
@@ -164,6 +165,7 @@ class KernelBuilder:
         self.returns: list | None = None  # (guard, value) pairs of the helper being inlined
         self.tparams: list[dict] = [template_values(fn)]  # per inlined function: name -> value
         self.loaded: dict = {}  # Sym of a loaded value -> (Array, byte offset) it was read from
+        self._assigned_after: dict = {}  # function hash -> its locals assigned after declaration
 
     # ------------------------------------------------------------------ entry
 
@@ -330,6 +332,34 @@ class KernelBuilder:
             env[d.hash] = self.lvalue(init, env)
             return
         env[d.hash] = self.expr(init, env) if init is not None else self.fresh(d.spelling, UNIFORM, d)
+        if init is not None and t.spelling in _VECTOR_INDEX_TYPES and d.hash not in self._reassigned(d):
+            for axis, value in zip(AXES, self._components(init, env)):
+                env[(d.hash, axis)] = value  # `dim3 idx(tx + 1, ty + 1, tz + 1)`; idx.x reads tx + 1
+
+    def _components(self, init, env) -> list:
+        """The x, y, z a dim3-like local is constructed with (missing ones are 1), else []."""
+        c = _strip(init)
+        while c.kind in (K.CALL_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.UNEXPOSED_EXPR) and not list(c.get_arguments()) \
+                and len(list(c.get_children())) == 1:
+            c = _strip(next(c.get_children()))
+        args = list(c.get_arguments()) if c.kind == K.CALL_EXPR else \
+            list(c.get_children()) if c.kind == K.INIT_LIST_EXPR else []
+        if not 1 <= len(args) <= 3 or c.kind == K.CALL_EXPR and c.spelling not in _VECTOR_INDEX_TYPES:
+            return []
+        vals = [self.expr(a, env) for a in args]
+        if any(v is None or isinstance(v, Ptr) for v in vals):
+            return []
+        return (vals + [Const(1), Const(1)])[:3]
+
+    def _reassigned(self, d) -> set:
+        """Locals of the function declaring `d` assigned after their declaration (members too)."""
+        from cudalint.frontend.fold import Folder
+        fn = d.semantic_parent
+        if fn is None:
+            return {d.hash}
+        if fn.hash not in self._assigned_after:
+            self._assigned_after[fn.hash] = Folder(fn).reassigned()
+        return self._assigned_after[fn.hash]
 
     def array_value(self, d, space):
         t = d.type.get_canonical()
@@ -605,6 +635,9 @@ class KernelBuilder:
     def member(self, c, env):
         kids = list(c.get_children())
         base = _strip(kids[0]) if kids else None
+        if base is not None and base.kind == K.DECL_REF_EXPR and base.referenced is not None and \
+                (base.referenced.hash, c.spelling) in env:
+            return env[(base.referenced.hash, c.spelling)]
         if base is not None and base.kind == K.DECL_REF_EXPR and base.spelling in BUILTIN_SCOPES:
             # the member's own name: a macro around `threadIdx.x` hides it from the tokens
             field = c.spelling or (c.referenced.spelling if c.referenced is not None else "") or \
