@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from cudalint.frontend.clang import (CursorKind as K, TypeKind as T, const_int, file_position, for_parts,
                                      operator, tokens)
+from cudalint.frontend.warp_calls import warp_call
 from cudalint.model import (BLOCK, THREAD, UNIFORM, Access, Array, Barrier, Const, Kernel, Loc, Loop, Op,
                             Sym)
 
@@ -156,6 +157,7 @@ class KernelBuilder:
         self.ids = itertools.count(1)
         self.returns: list | None = None  # (guard, value) pairs of the helper being inlined
         self.tparams: list[dict] = [template_values(fn)]  # per inlined function: name -> value
+        self.exits: list = []  # (guard, loops, loc) of each kernel-level return so far (see WarpSync)
 
     # ------------------------------------------------------------------ entry
 
@@ -253,6 +255,8 @@ class KernelBuilder:
             val = self.expr(kids[0], env) if kids else None
             if self.returns is not None:
                 self.returns.append((tuple(self.guard), val))
+            else:  # the thread leaves the kernel
+                self.exits.append((tuple(self.guard), tuple(self.loop_stack), self.loc(c)))
             raise _Return()
         elif k in (K.BREAK_STMT, K.CONTINUE_STMT):
             raise _Return()
@@ -756,6 +760,9 @@ class KernelBuilder:
         if name == "sync" and args and "thread_block" in args[0].type.spelling:  # cg::sync(block)
             self._barrier("block", None, c)
             return None
+        warp = warp_call(self, c, name, kids, args, env)
+        if warp is not None:
+            return warp
         if _ATOMIC.match(name or "") and args:
             target = self.expr(args[0], env)
             vals = [self.expr(a, env) for a in args[1:]]

@@ -1,0 +1,286 @@
+"""Warp-synchronous intrinsics against the lanes that reach them: z3 queries over two lanes of
+one warp in the same loop iteration, as CUDA204 asks them for `__syncwarp(mask)`.
+
+Three questions, one per rule:
+- `mask_problems` (CUDA205): a calling lane outside the mask, or a lane the mask names that is
+  alive (it has not returned) but does not execute the call;
+- `absent_sources` (CUDA206): a shuffle whose source lane is outside the mask, past the end of
+  a partial last warp, or has returned, for a lane that consumes the result;
+- `activemask_divergence` (CUDA207): `__activemask()` as the mask of a fixed-pattern shuffle
+  under a branch that splits the warp.
+
+The lanes' opaque data values (loads, calls the walk does not follow) are taken equal: a
+witness then rests on thread coordinates and loop counters alone. That misses branches on data,
+and keeps quiet on values that are uniform across the warp for reasons the model cannot see
+(`if (__any_sync(...))`, `tile.thread_rank()`): a false alarm costs more than a miss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from cudalint.analysis.geometry import Geometry, Thread, block_geometries
+from cudalint.analysis.threads import loop_definition
+from cudalint.findings import Related
+from cudalint.model import BLOCK, THREAD, UNIFORM, Const, Kernel, Sym, WarpSync, syms
+from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, minimize, solver, value, variable
+
+FULL = 0xFFFFFFFF
+SHUFFLES = ("shfl", "shfl_up", "shfl_down", "shfl_xor")
+
+
+@dataclass(frozen=True)
+class LaneWitness:
+    """What one query found at one call: the lane that runs it and the lane it concerns."""
+    call: WarpSync
+    caller: str  # "thread (16,0,0) (lane 16)"
+    other: str  # the lane outside the mask, that does not arrive, or that is read
+    why: str  # outside-mask | not-arriving | outside-mask-source | partial-warp | returned | diverged
+    geometry: Geometry
+    exit_line: int | None = None  # the `return` the source lane took
+
+
+class _Lane(Thread):
+    """A thread whose opaque data values are the other lane's (see the module docstring)."""
+
+    def var(self, s: Sym):
+        if s.origin == "value" and s.scope >= BLOCK and s not in self.overrides:
+            return super().var(Sym(s.name, UNIFORM, s.origin))
+        return super().var(s)
+
+
+@dataclass
+class _Pair:
+    t1: Thread
+    t2: Thread
+    facts: list
+    g1: object
+    g2: object
+
+    def lane(self, t):
+        return z3.URem(t.linear_id(), bv(32))
+
+    def same_warp(self):
+        return z3.UDiv(self.t1.linear_id(), bv(32)) == z3.UDiv(self.t2.linear_id(), bv(32))
+
+
+def _pair(kernel: Kernel, call: WarpSync, geom: Geometry) -> _Pair:
+    t1, t2 = _Lane(1, geom, THREAD), _Lane(2, geom, THREAD)
+    facts = t1.constraints() + t2.constraints()
+    for lid in call.loops:  # the same iteration of every loop around the call
+        it = variable(f"iter{lid}", False)
+        facts += loop_definition(kernel.loops[lid], t1, it) + loop_definition(kernel.loops[lid], t2, it)
+    return _Pair(t1, t2, facts, _all(t1, call.guard), _all(t2, call.guard))
+
+
+def _all(t, guard):
+    return z3.And(*[as_bool(t.term(g)) for g in guard]) if guard else z3.BoolVal(True)
+
+
+def mask_of(call: WarpSync, t: Thread, kernel: Kernel):
+    """The call's mask as a 32-bit term for thread t, or None where it depends on the thread
+    (`__activemask()`, a ballot's result) or is not known."""
+    if call.tile is not None:
+        size = call.tile
+        lanes = bv(FULL if size == 32 else (1 << size) - 1)
+        return lanes << z3.UDiv(z3.URem(t.linear_id(), bv(32)), bv(size)) * bv(size)
+    if call.mask is None or call.mask.scope > UNIFORM or not determined(call.mask, kernel, params=False):
+        return None
+    return t.term(call.mask)
+
+
+def determined(e, kernel: Kernel, params: bool = True) -> bool:
+    """Whether `e` is fixed by constants, thread coordinates, loop counters (of loops so fixed)
+    and, with `params`, kernel arguments: no loaded or opaque value the solver could pick at will
+    (a shuffle offset read from memory is not a witness)."""
+    for s in syms(e):
+        if s.origin == "loop":
+            loop = next((lp for lp in kernel.loops.values() if lp.var == s), None)
+            if loop is None or not all(determined(x, kernel, params) for x in (loop.init, loop.step) if x is not None):
+                return False
+        elif s.origin not in ("builtin",) + (("param",) if params else ()):
+            return False
+    return True
+
+
+def bit(mask, lane):
+    return z3.Extract(0, 0, z3.LShR(mask, lane)) == 1
+
+
+def exited(call: WarpSync, t: Thread):
+    """(t has left the kernel before the call, the line of that return) for each earlier
+    `return` outside loops; None when one sits in a loop (which iteration is not tracked)."""
+    out = []
+    for guard, loops, loc in call.exits:
+        if loops:
+            return None
+        out.append((_all(t, guard), loc.line))
+    return out
+
+
+def _solve(ctx, kernel, call, p: _Pair, query, what: str):
+    s = solver(False)
+    s.add(*p.facts, *p.t1.side, *p.t2.side, *query)
+    status, m = check(s, ctx.settings.solver_timeout_ms)
+    if status == "unknown":
+        ctx.skipped.append((f"{what} {kernel.name} line {call.loc.line}", "solver timeout"))
+    if m is None:
+        return None
+    return minimize(s, [p.t1.linear_id(), p.t2.linear_id()], m, ctx.settings.solver_timeout_ms)
+
+
+def calls_through(call: WarpSync) -> list:
+    """The call sites a call was inlined through, as a finding's related locations."""
+    return [Related(v.path, v.line, v.column, "reached through this call") for v in call.via]
+
+
+def describe(t: Thread, m) -> str:
+    return f"{t.describe(m)} (lane {value(m, z3.URem(t.linear_id(), bv(32)))})"
+
+
+def per_call(ctx, kernel: Kernel, wanted, question, what: str) -> list[LaneWitness]:
+    """`question(ctx, kernel, call, geometry)` for each WarpSync that `wanted` picks, under each
+    launch geometry until one answers; the first answer per call."""
+    out = []
+    for call in kernel.events:
+        if not isinstance(call, WarpSync) or not wanted(call):
+            continue
+        if ctx.out_of_time():
+            ctx.skipped.append((f"{what} in {kernel.name}", "file time budget spent"))
+            break
+        for geom in block_geometries(ctx.model, kernel, ctx.settings.block_dims):
+            try:
+                found = question(ctx, kernel, call, geom)
+            except NeedsBitVectors:
+                found = None
+            if found:
+                out.append(found)
+                break
+    return out
+
+
+# ------------------------------------------------------------------------ CUDA205
+
+
+def mask_problems(ctx, kernel: Kernel) -> list[LaneWitness]:
+    return per_call(ctx, kernel, lambda c: not c.legacy, _mask_question, "warp intrinsic mask")
+
+
+def _mask_question(ctx, kernel, call, geom):
+    p = _pair(kernel, call, geom)
+    mask = mask_of(call, p.t1, kernel)
+    if mask is None:
+        return None
+    l1, l2 = p.lane(p.t1), p.lane(p.t2)
+    m = _solve(ctx, kernel, call, p, [p.g1, z3.Not(bit(mask, l1))], "warp intrinsic mask")
+    if m is not None:
+        return LaneWitness(call, describe(p.t1, m), f"lane {value(m, l1)}", "outside-mask", geom)
+    gone = exited(call, p.t2)
+    if gone is None:
+        return None  # a return inside a loop: whether the lane is still alive is not known
+    alive = [z3.Not(g) for g, _ in gone]
+    query = [p.g1, z3.Not(p.g2), bit(mask, l2), p.same_warp(), l1 != l2, *alive]
+    m = _solve(ctx, kernel, call, p, query, "warp intrinsic mask")
+    if m is not None:
+        return LaneWitness(call, describe(p.t1, m), describe(p.t2, m), "not-arriving", geom)
+    return None
+
+
+# ------------------------------------------------------------------------ CUDA206
+
+
+def absent_sources(ctx, kernel: Kernel) -> list[LaneWitness]:
+    wanted = lambda c: c.family in SHUFFLES and not c.legacy and c.lane is not None  # noqa: E731
+    return per_call(ctx, kernel, wanted, _source_question, "shuffle source lane")
+
+
+def source_lane(call: WarpSync, t: Thread, lane):
+    """(the lane t reads from, the condition under which it reads another lane rather than
+    keeping its own value), or None when the width is not a constant power of two."""
+    w = call.shfl_width
+    if not isinstance(w, Const) or w.value not in (1, 2, 4, 8, 16, 32):
+        return None
+    width = bv(w.value)
+    arg = t.term(call.lane)
+    start = lane - z3.URem(lane, width)  # the first lane of t's segment
+    if call.family == "shfl":
+        return start + z3.URem(arg, width), z3.BoolVal(True)
+    if call.family == "shfl_up":
+        return lane - arg, z3.And(z3.ULE(arg, z3.URem(lane, width)), arg != 0)
+    if call.family == "shfl_down":
+        return lane + arg, z3.And(z3.ULT(z3.URem(lane, width) + arg, width), arg != 0)
+    src = lane ^ arg
+    return src, z3.And(z3.ULT(src, start + width), arg != 0)
+
+
+def _source_question(ctx, kernel, call, geom):
+    p = _pair(kernel, call, geom)
+    mask = mask_of(call, p.t1, kernel)
+    if mask is None or not determined(call.lane, kernel) or (call.lane.scope > UNIFORM and call.family != "shfl"):
+        return None
+    l1 = p.lane(p.t1)
+    read = source_lane(call, p.t1, l1)
+    if read is None:
+        return None
+    src, reads_other = read
+    caller = [p.g1, bit(mask, l1), reads_other, z3.ULT(src, bv(32))]
+    if call.family == "shfl_down":  # a down-reduction's result is its segment's first lane's
+        caller.append(z3.URem(l1, call_width(call)) == 0)
+    m = _solve(ctx, kernel, call, p, caller + [z3.Not(bit(mask, src))], "shuffle source lane")
+    if m is not None:
+        return LaneWitness(call, describe(p.t1, m), f"lane {value(m, src)}", "outside-mask-source", geom)
+    src_id = p.t1.linear_id() - l1 + src
+    threads = _threads_in_block(p.t1)
+    m = _solve(ctx, kernel, call, p, caller + [z3.UGE(src_id, threads)], "shuffle source lane")
+    if m is not None:
+        return LaneWitness(call, describe(p.t1, m), f"lane {value(m, src)}", "partial-warp", geom)
+    gone = exited(call, p.t2)
+    for guard, line in gone or ():
+        m = _solve(ctx, kernel, call, p, caller + [p.t2.linear_id() == src_id, guard], "shuffle source lane")
+        if m is not None:
+            return LaneWitness(call, describe(p.t1, m), describe(p.t2, m), "returned", geom, line)
+    return None
+
+
+def call_width(call: WarpSync):
+    return bv(call.shfl_width.value)
+
+
+def _threads_in_block(t: Thread):
+    dims = [t.var(Sym(f"blockDim.{a}", 0, "builtin")) for a in "xyz"]
+    return dims[0] * dims[1] * dims[2]
+
+
+# ------------------------------------------------------------------------ CUDA207
+
+
+def from_activemask(call: WarpSync) -> bool:
+    return call.mask is not None and any(s.name.startswith("__activemask@") for s in syms(call.mask))
+
+
+def activemask_divergence(ctx, kernel: Kernel) -> list[LaneWitness]:
+    return per_call(ctx, kernel, _fixed_pattern_on_activemask, _diverged_question, "activemask shuffle")
+
+
+def _fixed_pattern_on_activemask(call: WarpSync) -> bool:
+    """A shuffle that needs particular lanes (fixed offsets, a constant source lane) with a mask
+    from `__activemask()`; a source lane computed from the mask (`__ffs(mask) - 1`, the
+    warp-aggregated atomic) is the mask's proper use."""
+    if not from_activemask(call) or call.family not in SHUFFLES or call.lane is None:
+        return False
+    return call.lane.scope == UNIFORM if call.family != "shfl" else isinstance(call.lane, Const)
+
+
+def _diverged_question(ctx, kernel, call, geom):
+    p = _pair(kernel, call, geom)
+    gone = exited(call, p.t2)
+    if gone is None:
+        return None
+    alive = [z3.Not(g) for g, _ in gone]
+    query = [p.g1, z3.Not(p.g2), p.same_warp(), *alive]
+    m = _solve(ctx, kernel, call, p, query, "activemask shuffle")
+    if m is not None:
+        return LaneWitness(call, describe(p.t1, m), describe(p.t2, m), "diverged", geom)
+    return None
