@@ -25,7 +25,7 @@ from cudalint.analysis.geometry import Geometry, Thread, block_geometries
 from cudalint.analysis.threads import loop_definition
 from cudalint.findings import Related
 from cudalint.model import BLOCK, THREAD, UNIFORM, Const, Kernel, Sym, WarpSync, syms
-from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, minimize, solver, value, variable
+from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, div, minimize, solver, value, variable
 
 FULL = 0xFFFFFFFF
 SHUFFLES = ("shfl", "shfl_up", "shfl_down", "shfl_xor")
@@ -60,17 +60,17 @@ class _Pair:
     g2: object
 
     def lane(self, t):
-        return z3.URem(t.linear_id(), bv(32))
+        return lane_of(t)
 
     def same_warp(self):
-        return z3.UDiv(self.t1.linear_id(), bv(32)) == z3.UDiv(self.t2.linear_id(), bv(32))
+        return div(self.t1.linear_id(), 32) == div(self.t2.linear_id(), 32)
 
 
-def _pair(kernel: Kernel, call: WarpSync, geom: Geometry) -> _Pair:
-    t1, t2 = _Lane(1, geom, THREAD), _Lane(2, geom, THREAD)
+def _pair(kernel: Kernel, call: WarpSync, geom: Geometry, ints: bool) -> _Pair:
+    t1, t2 = _Lane(1, geom, THREAD, ints=ints), _Lane(2, geom, THREAD, ints=ints)
     facts = t1.constraints() + t2.constraints()
     for lid in call.loops:  # the same iteration of every loop around the call
-        it = variable(f"iter{lid}", False)
+        it = variable(f"iter{lid}", ints)
         facts += loop_definition(kernel.loops[lid], t1, it) + loop_definition(kernel.loops[lid], t2, it)
     return _Pair(t1, t2, facts, _all(t1, call.guard), _all(t2, call.guard))
 
@@ -79,16 +79,22 @@ def _all(t, guard):
     return z3.And(*[as_bool(t.term(g)) for g in guard]) if guard else z3.BoolVal(True)
 
 
-def mask_of(call: WarpSync, t: Thread, kernel: Kernel):
-    """The call's mask as a 32-bit term for thread t, or None where it depends on the thread
-    (`__activemask()`, a ballot's result) or is not known."""
+def mask_names(call: WarpSync, p: _Pair, kernel: Kernel):
+    """lane -> whether the call's mask (for the tile forms: the tile of p.t1) names it; None
+    where the mask depends on the thread (`__activemask()`, a ballot's result) or is unknown.
+    Integers express only a constant mask (NeedsBitVectors otherwise)."""
     if call.tile is not None:
-        size = call.tile
-        lanes = bv(FULL if size == 32 else (1 << size) - 1)
-        return lanes << z3.UDiv(z3.URem(t.linear_id(), bv(32)), bv(size)) * bv(size)
+        own = div(p.lane(p.t1), call.tile)
+        return lambda lane: div(lane, call.tile) == own
     if call.mask is None or call.mask.scope > UNIFORM or not determined(call.mask, kernel, params=False):
         return None
-    return t.term(call.mask)
+    if p.t1.ints:
+        if not isinstance(call.mask, Const):
+            raise NeedsBitVectors("mask")
+        named = [k for k in range(32) if call.mask.value >> k & 1]
+        return lambda lane: z3.Or(*[lane == k for k in named]) if named else z3.BoolVal(False)
+    mask = p.t1.term(call.mask)
+    return lambda lane: z3.Extract(0, 0, z3.LShR(mask, lane)) == 1
 
 
 def determined(e, kernel: Kernel, params: bool = True) -> bool:
@@ -105,10 +111,6 @@ def determined(e, kernel: Kernel, params: bool = True) -> bool:
     return True
 
 
-def bit(mask, lane):
-    return z3.Extract(0, 0, z3.LShR(mask, lane)) == 1
-
-
 def exited(call: WarpSync, t: Thread):
     """(t has left the kernel before the call, the line of that return) for each earlier
     `return` outside loops; None when one sits in a loop (which iteration is not tracked)."""
@@ -121,7 +123,7 @@ def exited(call: WarpSync, t: Thread):
 
 
 def _solve(ctx, kernel, call, p: _Pair, query, what: str):
-    s = solver(False)
+    s = solver(p.t1.ints)
     s.add(*p.facts, *p.t1.side, *p.t2.side, *query)
     status, m = check(s, ctx.settings.solver_timeout_ms)
     if status == "unknown":
@@ -136,13 +138,18 @@ def calls_through(call: WarpSync) -> list:
     return [Related(v.path, v.line, v.column, "reached through this call") for v in call.via]
 
 
+def lane_of(t: Thread):
+    return t.linear_id() % 32 if t.ints else z3.URem(t.linear_id(), bv(32))
+
+
 def describe(t: Thread, m) -> str:
-    return f"{t.describe(m)} (lane {value(m, z3.URem(t.linear_id(), bv(32)))})"
+    return f"{t.describe(m)} (lane {value(m, lane_of(t))})"
 
 
-def per_call(ctx, kernel: Kernel, wanted, question, what: str) -> list[LaneWitness]:
-    """`question(ctx, kernel, call, geometry)` for each WarpSync that `wanted` picks, under each
-    launch geometry until one answers; the first answer per call."""
+def per_call(ctx, kernel: Kernel, wanted, question, what: str, encodings=(True, False)) -> list[LaneWitness]:
+    """`question(ctx, kernel, call, geometry, ints)` for each WarpSync that `wanted` picks,
+    under each launch geometry until one answers; the first answer per call. Integers where
+    they can say it (fast, and the witness minimises reliably), else bit-vectors."""
     out = []
     for call in kernel.events:
         if not isinstance(call, WarpSync) or not wanted(call):
@@ -151,10 +158,13 @@ def per_call(ctx, kernel: Kernel, wanted, question, what: str) -> list[LaneWitne
             ctx.skipped.append((f"{what} in {kernel.name}", "file time budget spent"))
             break
         for geom in block_geometries(ctx.model, kernel, ctx.settings.block_dims):
-            try:
-                found = question(ctx, kernel, call, geom)
-            except NeedsBitVectors:
-                found = None
+            found = None
+            for ints in encodings:
+                try:
+                    found = question(ctx, kernel, call, geom, ints)
+                    break
+                except NeedsBitVectors:
+                    continue
             if found:
                 out.append(found)
                 break
@@ -168,20 +178,20 @@ def mask_problems(ctx, kernel: Kernel) -> list[LaneWitness]:
     return per_call(ctx, kernel, lambda c: not c.legacy, _mask_question, "warp intrinsic mask")
 
 
-def _mask_question(ctx, kernel, call, geom):
-    p = _pair(kernel, call, geom)
-    mask = mask_of(call, p.t1, kernel)
-    if mask is None:
+def _mask_question(ctx, kernel, call, geom, ints):
+    p = _pair(kernel, call, geom, ints)
+    names = mask_names(call, p, kernel)
+    if names is None:
         return None
     l1, l2 = p.lane(p.t1), p.lane(p.t2)
-    m = _solve(ctx, kernel, call, p, [p.g1, z3.Not(bit(mask, l1))], "warp intrinsic mask")
+    m = _solve(ctx, kernel, call, p, [p.g1, z3.Not(names(l1))], "warp intrinsic mask")
     if m is not None:
         return LaneWitness(call, describe(p.t1, m), f"lane {value(m, l1)}", "outside-mask", geom)
     gone = exited(call, p.t2)
     if gone is None:
         return None  # a return inside a loop: whether the lane is still alive is not known
     alive = [z3.Not(g) for g, _ in gone]
-    query = [p.g1, z3.Not(p.g2), bit(mask, l2), p.same_warp(), l1 != l2, *alive]
+    query = [p.g1, z3.Not(p.g2), names(l2), p.same_warp(), l1 != l2, *alive]
     m = _solve(ctx, kernel, call, p, query, "warp intrinsic mask")
     if m is not None:
         return LaneWitness(call, describe(p.t1, m), describe(p.t2, m), "not-arriving", geom)
@@ -193,7 +203,7 @@ def _mask_question(ctx, kernel, call, geom):
 
 def absent_sources(ctx, kernel: Kernel) -> list[LaneWitness]:
     wanted = lambda c: c.family in SHUFFLES and not c.legacy and c.lane is not None  # noqa: E731
-    return per_call(ctx, kernel, wanted, _source_question, "shuffle source lane")
+    return per_call(ctx, kernel, wanted, _source_question, "shuffle source lane", encodings=(False,))
 
 
 def source_lane(call: WarpSync, t: Thread, lane):
@@ -215,20 +225,20 @@ def source_lane(call: WarpSync, t: Thread, lane):
     return src, z3.And(z3.ULT(src, start + width), arg != 0)
 
 
-def _source_question(ctx, kernel, call, geom):
-    p = _pair(kernel, call, geom)
-    mask = mask_of(call, p.t1, kernel)
-    if mask is None or not determined(call.lane, kernel) or (call.lane.scope > UNIFORM and call.family != "shfl"):
+def _source_question(ctx, kernel, call, geom, ints):
+    p = _pair(kernel, call, geom, ints)
+    names = mask_names(call, p, kernel)
+    if names is None or not determined(call.lane, kernel) or (call.lane.scope > UNIFORM and call.family != "shfl"):
         return None
     l1 = p.lane(p.t1)
     read = source_lane(call, p.t1, l1)
     if read is None:
         return None
     src, reads_other = read
-    caller = [p.g1, bit(mask, l1), reads_other, z3.ULT(src, bv(32))]
+    caller = [p.g1, names(l1), reads_other, z3.ULT(src, bv(32))]
     if call.family == "shfl_down":  # a down-reduction's result is its segment's first lane's
         caller.append(z3.URem(l1, call_width(call)) == 0)
-    m = _solve(ctx, kernel, call, p, caller + [z3.Not(bit(mask, src))], "shuffle source lane")
+    m = _solve(ctx, kernel, call, p, caller + [z3.Not(names(src))], "shuffle source lane")
     if m is not None:
         return LaneWitness(call, describe(p.t1, m), f"lane {value(m, src)}", "outside-mask-source", geom)
     src_id = p.t1.linear_id() - l1 + src
@@ -273,8 +283,8 @@ def _fixed_pattern_on_activemask(call: WarpSync) -> bool:
     return call.lane.scope == UNIFORM if call.family != "shfl" else isinstance(call.lane, Const)
 
 
-def _diverged_question(ctx, kernel, call, geom):
-    p = _pair(kernel, call, geom)
+def _diverged_question(ctx, kernel, call, geom, ints):
+    p = _pair(kernel, call, geom, ints)
     gone = exited(call, p.t2)
     if gone is None:
         return None

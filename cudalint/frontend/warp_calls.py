@@ -28,7 +28,7 @@ _LEGACY = {"__shfl": ("shfl", 1, 2), "__shfl_up": ("shfl_up", 1, 2), "__shfl_dow
 _TILE = {"shfl": ("shfl", 1), "shfl_up": ("shfl_up", 1), "shfl_down": ("shfl_down", 1),
          "shfl_xor": ("shfl_xor", 1), "ballot": ("vote", None), "any": ("vote", None),
          "all": ("vote", None), "match_any": ("match", None), "match_all": ("match", None)}
-_TILE_SIZE = re.compile(r"thread_block_tile<\s*(\d+)")
+_TILE_SIZE = re.compile(r"thread_block_tile(?:_base)?<\s*(\d+)")  # toolkit: the member sits on a base class
 
 
 def warp_call(builder, c, name: str, kids: list, args: list, env):
