@@ -42,10 +42,19 @@ class LaneWitness:
     exit_line: int | None = None  # the `return` the source lane took
 
 
+class Undecided(Exception):
+    """A question the model cannot pose faithfully: no answer, no finding."""
+
+
+_COORDINATES = {f"{b}.{a}" for b in ("threadIdx", "blockIdx", "blockDim", "gridDim") for a in "xyz"}
+
+
 class _Lane(Thread):
     """A thread whose opaque data values are the other lane's (see the module docstring)."""
 
     def var(self, s: Sym):
+        if s.origin == "builtin" and s.name not in _COORDINATES:
+            raise Undecided(s.name)  # e.g. `threadIdx.PX` where a macro hid the member's name
         if s.origin == "value" and s.scope >= BLOCK and s not in self.overrides:
             return super().var(Sym(s.name, UNIFORM, s.origin))
         return super().var(s)
@@ -165,6 +174,8 @@ def per_call(ctx, kernel: Kernel, wanted, question, what: str, encodings=(True, 
                     break
                 except NeedsBitVectors:
                     continue
+                except Undecided:
+                    break
             if found:
                 out.append(found)
                 break
@@ -191,11 +202,29 @@ def _mask_question(ctx, kernel, call, geom, ints):
     if gone is None:
         return None  # a return inside a loop: whether the lane is still alive is not known
     alive = [z3.Not(g) for g, _ in gone]
-    query = [p.g1, z3.Not(p.g2), names(l2), p.same_warp(), l1 != l2, *alive]
+    query = [p.g1, z3.Not(p.g2), names(l2), p.same_warp(), l1 != l2, *alive, _still_running(kernel, call, p.t2)]
     m = _solve(ctx, kernel, call, p, query, "warp intrinsic mask")
     if m is not None:
         return LaneWitness(call, describe(p.t1, m), describe(p.t2, m), "not-arriving", geom)
     return None
+
+
+def _still_running(kernel: Kernel, call: WarpSync, t):
+    """t, which misses the call, has not merely run past the end of a loop around it on its way
+    out of the kernel (CUDA lets exited lanes be named): it is still inside every loop around
+    the call (the same iteration), or it reaches an event after that loop nest."""
+    inside = [as_bool(t.term(kernel.loops[lid].cond)) for lid in call.loops if kernel.loops[lid].cond is not None]
+    if not call.loops:
+        return z3.BoolVal(True)
+    later = []
+    for n, e in enumerate(kernel.events[kernel.events.index(call) + 1:]):
+        if set(e.loops) & set(call.loops):
+            continue
+        facts = []
+        for lid in e.loops:
+            facts += loop_definition(kernel.loops[lid], t, variable(f"after{lid}_{n}", t.ints))
+        later.append(z3.And(*facts, _all(t, e.guard)))
+    return z3.Or(z3.And(*inside), *later)
 
 
 # ------------------------------------------------------------------------ CUDA206

@@ -34,7 +34,7 @@ _TILE_SIZE = re.compile(r"thread_block_tile(?:_base)?<\s*(\d+)")  # toolkit: the
 def warp_call(builder, c, name: str, kids: list, args: list, env):
     """The value of call `c` when it is a warp-synchronous intrinsic (its WarpSync recorded on
     `builder`), else None."""
-    if name in _SYNC or name in _LEGACY:
+    if (name in _SYNC or name in _LEGACY) and not _user_defined(c):
         family, lane_at, width_at = _SYNC.get(name) or _LEGACY[name]
         vals = [builder.expr(a, env) if _written(a) else None for a in args]
         mask = None if name in _LEGACY else _value(vals, 0)
@@ -53,6 +53,14 @@ def warp_call(builder, c, name: str, kids: list, args: list, env):
             builder.expr(a, env)
         return _record(builder, c, name, "reduce", None, None, None, _tile_size(args[0].type.spelling), False)
     return None
+
+
+def _user_defined(c) -> bool:
+    """A function of the user's own with an intrinsic's name (a `__shfl_down(float4, ...)` overload
+    built on `__shfl_down_sync`): the walk inlines it like any helper."""
+    ref = c.referenced
+    body = ref.get_definition() if ref is not None else None
+    return body is not None and not body.location.is_in_system_header
 
 
 def _record(builder, c, name, family, mask, lane, width, tile, legacy):
