@@ -158,7 +158,27 @@ class Barrier:
     via: tuple = ()
 
 
-Event = Union[Access, Barrier]
+@dataclass(frozen=True)
+class WarpSync:
+    """A warp-synchronous intrinsic (`__shfl_down_sync`, `__ballot_sync`, `tile.shfl_xor`,
+    `cg::reduce(tile, ...)`, legacy `__shfl`/`__any`...): not a barrier (it orders no memory), but
+    every lane its mask names must execute it."""
+    name: str  # as called: "__shfl_down_sync", "shfl_down" (a tile's member), "reduce", "__ballot"
+    family: str  # shfl | shfl_up | shfl_down | shfl_xor | vote | match | reduce
+    mask: Expr | None  # None: a tile form (the tile is the mask) or a legacy intrinsic (the warp)
+    lane: Expr | None  # shuffles: source lane, delta or lane mask
+    shfl_width: Expr | None  # shuffles: the `width` argument (32 by default; a tile's size); else None
+    tile: int | None  # tile forms: the tile size from `thread_block_tile<N>`
+    legacy: bool  # no `_sync` (removed on sm_70+)
+    loc: Loc
+    guard: tuple
+    loops: tuple
+    text: str
+    exits: tuple = ()  # (guard, loops, loc) of each kernel-level `return` before it in program order
+    via: tuple = ()
+
+
+Event = Union[Access, Barrier, WarpSync]
 
 
 @dataclass(frozen=True)
@@ -167,7 +187,7 @@ class Kernel:
     qualname: str
     loc: Loc
     params: tuple[str, ...]
-    events: tuple  # Access | Barrier in source (program) order
+    events: tuple  # Access | Barrier | WarpSync in source (program) order
     loops: dict  # id -> Loop
     launch_bounds: int | None
     block_dim_comment: tuple[int, int, int] | None  # from `// cudalint: block-dim(...)`

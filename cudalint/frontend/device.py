@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from cudalint.frontend.clang import (CursorKind as K, TypeKind as T, const_int, file_position, for_parts,
                                      operator)
+from cudalint.frontend.warp_calls import warp_call
 from cudalint.model import (BLOCK, THREAD, UNIFORM, Access, Array, Barrier, Const, Kernel, Loc, Loop, Op,
                             Stored, Sym, syms)
 
@@ -166,6 +167,7 @@ class KernelBuilder:
         self.tparams: list[dict] = [template_values(fn)]  # per inlined function: name -> value
         self.loaded: dict = {}  # Sym of a loaded value -> (Array, byte offset) it was read from
         self._assigned_after: dict = {}  # function hash -> its locals assigned after declaration
+        self.exits: list = []  # (guard, loops, loc) of each kernel-level return so far (see WarpSync)
 
     # ------------------------------------------------------------------ entry
 
@@ -283,6 +285,8 @@ class KernelBuilder:
             val = self.expr(kids[0], env) if kids else None
             if self.returns is not None:
                 self.returns.append((tuple(self.guard), val))
+            else:  # the thread leaves the kernel
+                self.exits.append((tuple(self.guard), tuple(self.loop_stack), self.loc(c)))
             raise _Return()
         elif k in (K.BREAK_STMT, K.CONTINUE_STMT):
             raise _Return()
@@ -862,6 +866,9 @@ class KernelBuilder:
             if kind:
                 self._barrier(kind, None, c)
                 return None
+        warp = warp_call(self, c, name, kids, args, env)
+        if warp is not None:
+            return warp
         if _ATOMIC.match(name or "") and args:
             target = self.expr(args[0], env)
             vals = [self.expr(a, env) for a in args[1:]]

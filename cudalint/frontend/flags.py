@@ -50,7 +50,9 @@ def base_args(mode: str, root: str | None, std: str = "c++17", arch: str = DEFAU
         shim = str(SHIM_DIR)
         return args + ["-nocudainc", "-nocudalib", f"--cuda-path={shim}", "-isystem", shim,
                        "-include", "cudalint_shim.h"]
-    return args + [f"--cuda-path={root}", "-idirafter", str(COMPAT_DIR)]
+    cccl = Path(root) / "include" / "cccl"  # CUDA 13 keeps libcu++ (cuda/std/...) here; nvcc adds it
+    extra = ["-isystem", str(cccl)] if cccl.is_dir() else []
+    return args + [f"--cuda-path={root}", *extra, "-idirafter", str(COMPAT_DIR)]
 
 
 def file_args(settings: Settings, path: str, mode: str, root: str | None) -> list[str]:

@@ -62,6 +62,14 @@ from .proc import Run, run_cmd, tools
 
 HOST_CATEGORIES = ("memory-leak", "double-free", "mismatched-free", "unsynchronized-host-access")
 KERNEL_CATEGORIES = ("data-race", "barrier-divergence", "misaligned-access", "bank-conflict")
+# Rules whose bug no NVIDIA tool observes: synccheck checks barriers, not the masks of shuffles
+# and votes, and an undefined shuffle value looks like any other value (issue 19).
+UNOBSERVED = {
+    "CUDA205": "compute-sanitizer synccheck does not check shuffle and vote masks (0 errors on an H200)",
+    "CUDA206": "no NVIDIA tool observes a shuffle from an absent lane; its value is merely undefined",
+    "CUDA207": "no NVIDIA tool reports __activemask() masks; converged lanes usually hide it",
+    "CUDA208": "nvcc itself rejects the legacy shuffles on sm_70+ (and warns about the votes)",
+}
 NEEDS_GPU = "--confirm needs a CUDA GPU and `pip install cudalint[gpu]`"
 CHILD = Path(__file__).with_name("child.py")
 # Differential runs: at least DIFF_MIN_RUNS, then more (up to DIFF_MAX_RUNS, while under
@@ -740,6 +748,8 @@ def confirm(findings: list[Finding], settings=None, timeout: float = 60.0, jobs:
             host_idx.setdefault(f.path, []).append(i)
         elif f.kernel is None:
             results[i] = Confirmation("unsupported", "none", "the finding names no kernel to run")
+        elif f.rule in UNOBSERVED:
+            results[i] = Confirmation("unsupported", "none", UNOBSERVED[f.rule])
         elif f.category not in JUDGES:
             results[i] = Confirmation("unsupported", "none", f"no GPU evidence for category {f.category}")
         else:

@@ -172,6 +172,15 @@ __device__ void __threadfence(void);
 __device__ void __threadfence_block(void);
 __device__ void __threadfence_system(void);
 __device__ unsigned int __activemask(void);
+/* legacy (pre-CUDA 9) forms without a mask: deprecated, removed for sm_70+; declared so that old
+   code parses and CUDA208 can point at it */
+__device__ unsigned int __ballot(int pred);
+__device__ int __all(int pred);
+__device__ int __any(int pred);
+template <class T> __device__ T __shfl(T var, int srcLane, int width = 32);
+template <class T> __device__ T __shfl_up(T var, unsigned int delta, int width = 32);
+template <class T> __device__ T __shfl_down(T var, unsigned int delta, int width = 32);
+template <class T> __device__ T __shfl_xor(T var, int laneMask, int width = 32);
 __device__ unsigned int __ballot_sync(unsigned int mask, int pred);
 __device__ int __all_sync(unsigned int mask, int pred);
 __device__ int __any_sync(unsigned int mask, int pred);
