@@ -197,6 +197,8 @@ class KernelBuilder:
             arr = Array(p.spelling, "global", _size(pointee), _align(pointee), loc=self.loc(p),
                         read_only=pointee.is_const_qualified())
             return Ptr(arr, Const(0), pointee, volatile=pointee.is_volatile_qualified())
+        if t.kind == T.RECORD and _size(t):  # a struct by value: the same bytes in every thread
+            return Ptr(Array(p.spelling, "param", _size(t), _align(t), loc=self.loc(p), read_only=True), Const(0), t)
         return Sym(p.spelling, UNIFORM, "param")
 
     @staticmethod
@@ -590,6 +592,12 @@ class KernelBuilder:
             return replace(lv, ptype=t.element_type,
                            extent=t.element_count if t.kind == T.CONSTANTARRAY and t.element_count > 0 else None)
         self.record(lv, "read", c)
+        if t.kind == T.POINTER and lv.array.space == "param" and isinstance(lv.offset, Const):
+            # a pointer field of a struct argument (`g.nlist`, `q.p[4]`): one buffer, named by it
+            pointee = t.get_pointee()
+            arr = Array(self.text_of(c).replace(" ", ""), "global", _size(pointee),
+                        _align(pointee), read_only=pointee.is_const_qualified())
+            return Ptr(arr, Const(0), pointee, volatile=pointee.is_volatile_qualified())
         if t.kind == T.POINTER:
             return None  # a pointer loaded from memory: where it points is unknown
         scope = {"local": THREAD, "shared": max(_scope(lv.offset), BLOCK)}.get(lv.array.space, _scope(lv.offset))
@@ -818,7 +826,8 @@ class KernelBuilder:
             ref = c.referenced
             if ref is not None:
                 v = env.get(ref.hash)
-                if isinstance(v, Ptr) and ref.type.get_canonical().kind == T.LVALUEREFERENCE:
+                if isinstance(v, Ptr) and (ref.type.get_canonical().kind == T.LVALUEREFERENCE or
+                                           v.array.space == "param"):
                     return v
                 if _memory_scalar(ref):
                     if not isinstance(v, Ptr):
