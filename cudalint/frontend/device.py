@@ -744,8 +744,11 @@ class KernelBuilder:
             mask = self.expr(args[0], env) if args and args[0].extent.start.file else Const(0xFFFFFFFF)
             self._barrier("warp", mask if not isinstance(mask, Ptr) else None, c)
             return None
-        if name == "sync" and kids and kids[0].kind == K.MEMBER_REF_EXPR:
-            obj = list(kids[0].get_children())
+        callee = kids[0] if kids else None
+        if callee is not None and callee.kind == K.UNEXPOSED_EXPR:  # a static member (CUDA 13's thread_block::sync)
+            callee = next(iter(callee.get_children()), callee)
+        if name == "sync" and callee is not None and callee.kind == K.MEMBER_REF_EXPR:
+            obj = list(callee.get_children())
             otype = obj[0].type.spelling if obj else ""
             if "thread_block_tile" in otype or "coalesced_group" in otype:
                 self._barrier("warp", None, c)
