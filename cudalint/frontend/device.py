@@ -32,6 +32,15 @@ _CASTS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXP
 _PASS = {K.UNEXPOSED_EXPR, K.PAREN_EXPR}
 
 
+def _builtin_field(c) -> str:
+    """x/y/z of `blockDim.x` where the toolkit's headers make it a property with no spelling;
+    inside a macro argument the range's tokens are the macro's, the cursor's own are right."""
+    for words in (tokens(c), [t.spelling for t in c.get_tokens()]):
+        if words and words[-1] in ("x", "y", "z"):
+            return words[-1]
+    return "x"
+
+
 @dataclass(frozen=True)
 class Ptr:
     """A pointer value, or (as an lvalue) the memory it points at: `array` base + byte offset."""
@@ -539,7 +548,7 @@ class KernelBuilder:
         kids = list(c.get_children())
         base = _strip(kids[0]) if kids else None
         if base is not None and base.kind == K.DECL_REF_EXPR and base.spelling in BUILTIN_SCOPES:
-            field = c.spelling or (tokens(c)[-1:] or ["x"])[0]
+            field = c.spelling or _builtin_field(c)
             return Sym(f"{base.spelling}.{field}", BUILTIN_SCOPES[base.spelling], "builtin")
         lv = self.lvalue(c, env)
         if isinstance(lv, Ptr):
@@ -681,6 +690,9 @@ class KernelBuilder:
             idx = self.expr(kids[1], env)
             if isinstance(idx, Ptr):  # 3[a]
                 base, idx = idx, base
+            if isinstance(idx, Ptr):  # a reference variable as the index (`T& e = a[i]; b[e]`): its value
+                idx = self.load(idx, kids[1])
+                idx = None if isinstance(idx, Ptr) else idx  # an array: no integer to index with
             if not isinstance(base, Ptr):
                 return None
             idx = idx if idx is not None else self.fresh("idx", THREAD, c)
