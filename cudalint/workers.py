@@ -11,6 +11,7 @@ process, which kills them) and die with the main process (PR_SET_PDEATHSIG on Li
 from __future__ import annotations
 
 import ctypes
+import faulthandler
 import multiprocessing as mp
 import os
 import signal
@@ -61,6 +62,7 @@ def _main(conn, serve, settings, parent_pid) -> None:
     """A worker: analyse the files it is sent until the pipe closes."""
     os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    faulthandler.disable()  # a crash is reported once, by the main process
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     _die_with_parent()
     if os.getppid() != parent_pid:
