@@ -57,7 +57,8 @@ def _parser() -> argparse.ArgumentParser:
     sel.add_argument("--min-bank-conflict-degree", type=int, default=None, metavar="N")
     sel.add_argument("--solver-timeout", type=int, default=None, metavar="MS", help="per z3 query (default 2000)")
     sel.add_argument("--file-budget", type=float, default=None, metavar="SECONDS",
-                     help="analysis time per file before checks are skipped (default 20)")
+                     help="wall time per file: checks stop at it, and its worker is killed soon after "
+                          "(the file is then reported as not fully checked; default 20)")
     fe = p.add_argument_group("parsing")
     fe.add_argument("--cuda-mode", choices=("auto", "shim", "toolkit"), default=None,
                     help="toolkit headers, or cudalint's shim (auto: toolkit when one is found)")
