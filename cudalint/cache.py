@@ -25,7 +25,7 @@ from cudalint import __version__
 from cudalint.findings import Confirmation, Finding, Related
 from cudalint.model import Diagnostic
 
-ENTRY_VERSION = 2
+ENTRY_VERSION = 3  # 2: diagnostics carry a kind; 3: launch facts
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cudalint.\n"
 
 
@@ -123,8 +123,8 @@ class Cache:
         return result
 
     def put(self, key: str | None, result) -> None:
-        if key is None or any(d.message.startswith("internal error") for d in result.diagnostics):
-            return
+        if key is None or any(d.kind in ("crash", "budget") for d in result.diagnostics):
+            return  # a crash may be fixed and a budget met on the next run: analyse it again
         deps = [[p, s] for p in result.includes if (s := _stat(p)) is not None]
         data = {"v": ENTRY_VERSION, "deps": deps, "result": _result_to(result)}
         target = self._file(key)

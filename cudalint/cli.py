@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from cudalint import __version__
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_NOT_CHECKED = 2  # a file could not be fully checked (see cudalint.outcomes)
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+PARSE_ERRORS_SHOWN = 3  # per file on stderr; -v shows all that were kept, -q none
 _SEVERITY_RANK = {"note": 0, "warning": 1, "error": 2}
 
 
@@ -56,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     sel.add_argument("--min-bank-conflict-degree", type=int, default=None, metavar="N")
     sel.add_argument("--solver-timeout", type=int, default=None, metavar="MS", help="per z3 query (default 2000)")
     sel.add_argument("--file-budget", type=float, default=None, metavar="SECONDS",
-                     help="analysis time per file before checks are skipped (default 20)")
+                     help="wall time per file: checks stop at it, and its worker is killed soon after "
+                          "(the file is then reported as not fully checked; default 20)")
     fe = p.add_argument_group("parsing")
     fe.add_argument("--cuda-mode", choices=("auto", "shim", "toolkit"), default=None,
                     help="toolkit headers, or cudalint's shim (auto: toolkit when one is found)")
@@ -138,6 +142,7 @@ class RunInfo:
     width: int = 100
     version: str = __version__
     diagnostics: list = field(default_factory=list)
+    gaps: list = field(default_factory=list)  # cudalint.outcomes.Gap: files not fully checked
     suppressed: int = 0  # findings hidden by suppression comments
     baselined: int = 0  # findings matched by the baseline
     stale_baseline: int = 0  # baseline entries that matched nothing
@@ -161,6 +166,14 @@ def _use_color(stream, to_file: bool) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+def _check_positive(args) -> None:
+    """The command line is held to the same limits as the config file."""
+    for flag, value, low in (("--file-budget", args.file_budget, 0), ("--solver-timeout", args.solver_timeout, 0),
+                             ("--min-bank-conflict-degree", args.min_bank_conflict_degree, 1)):
+        if value is not None and value <= low:
+            raise ValueError(f"{flag} {value:g}: must be more than {low}")
+
+
 def _error(msg: str) -> int:
     print(f"cudalint: error: {msg}", file=sys.stderr)
     return EXIT_USAGE
@@ -173,13 +186,18 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["rule"]:
         return _cmd_rule(argv[1:])
     args = _parser().parse_args(argv)
-    return check(args)
+    try:
+        return check(args)
+    except KeyboardInterrupt:  # workers are already killed (cudalint.workers); results so far are cached
+        print("cudalint: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def check(args) -> int:
     from cudalint.config import resolve_config
     from cudalint.discover import discover
     from cudalint.engine import analyze_all
+    from cudalint.outcomes import gaps
     from cudalint.registry import selected
     from cudalint.reporters import reporter
     from cudalint.reporters.text import summary
@@ -198,6 +216,7 @@ def check(args) -> int:
         if args.baseline:
             from cudalint import baseline
             baseline_entries = baseline.load(args.baseline)
+        _check_positive(args)
         jobs = args.jobs if args.jobs is not None else config.get("jobs", 0)
         if jobs < 0:
             raise ValueError(f"--jobs {jobs}: must be 0 (automatic) or more")
@@ -243,9 +262,7 @@ def check(args) -> int:
         from cudalint.gpu.runner import confirm
         findings = confirm(findings, settings, timeout=args.confirm_timeout)
     diagnostics = [d for r in results for d in r.diagnostics]
-    for d in diagnostics:
-        where = f"{d.path}:{d.line}:{d.column}" if d.line else d.path
-        print(f"{where}: {d.severity}: {d.message}", file=sys.stderr)
+    _print_diagnostics(results, args)
     if args.verbose:
         for r in results:
             for note in r.notes:
@@ -256,12 +273,15 @@ def check(args) -> int:
     out_stream = sys.stdout
     run.color = _use_color(out_stream, bool(args.output))
     run.diagnostics = diagnostics
+    run.gaps = gaps(results)
+    if args.verbose:
+        print(f"cudalint: {_mode_line(settings)}", file=sys.stderr)
     if args.statistics:
-        text = _statistics(findings) + summary(findings, run) + _extra_summary(run) + "\n"
+        text = _statistics(findings) + summary(findings, run) + "\n" + _extra_summary(run)
     else:
         text = reporter(args.output_format)(findings, run)
         if args.output_format == "text":
-            text += _extra_summary(run) + ("\n" if _extra_summary(run) else "")
+            text += _extra_summary(run)
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as fh:
@@ -272,11 +292,45 @@ def check(args) -> int:
         out_stream.write(text)
     if missing:
         return EXIT_USAGE
+    if args.exit_zero:
+        return EXIT_OK
+    if run.gaps:
+        return EXIT_NOT_CHECKED
     failing = [f for f in findings if _SEVERITY_RANK[f.severity] >= _SEVERITY_RANK[args.fail_on]]
-    return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_OK
+    return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _print_diagnostics(results, args) -> None:
+    """Problems with the input on stderr. Parse errors can run to thousands of lines on a tree
+    whose headers were not found: a few per file (all kept with -v, none with -q); the summary
+    counts the files either way."""
+    for r in results:
+        shown = 0
+        for d in r.diagnostics:
+            if d.kind == "parse" and d.severity == "error":
+                shown += 1
+                if args.quiet or (shown > PARSE_ERRORS_SHOWN and not args.verbose):
+                    continue
+            where = f"{d.path}:{d.line}:{d.column}" if d.line else d.path
+            print(f"{where}: {d.severity}: {d.message}", file=sys.stderr)
+        hidden = shown - PARSE_ERRORS_SHOWN
+        if hidden > 0 and not args.quiet and not args.verbose:
+            print(f"{r.path}: ... {hidden} more parse error{'s' if hidden != 1 else ''} (-v shows them)",
+                  file=sys.stderr)
+
+
+def _mode_line(settings) -> str:
+    from cudalint.frontend.flags import resolve_mode, toolkit_version
+    mode, root = resolve_mode(settings)
+    if mode == "shim":
+        return "CUDA headers: cudalint's shim (no toolkit used)"
+    return f"CUDA headers: toolkit {toolkit_version(root) or '(version unknown)'} at {root}"
 
 
 def _extra_summary(run) -> str:
+    """Lines after the summary: what was hidden, and which files were not fully checked."""
+    from cudalint.outcomes import summary_line
+    lines = [summary_line(run.gaps)] if run.gaps else []
     parts = []
     if run.suppressed:
         parts.append(f"{run.suppressed} suppressed by comments")
@@ -284,7 +338,9 @@ def _extra_summary(run) -> str:
         parts.append(f"{run.baselined} in the baseline")
     if run.stale_baseline:
         parts.append(f"{run.stale_baseline} stale baseline entr{'ies' if run.stale_baseline != 1 else 'y'}")
-    return ("Not shown: " + ", ".join(parts) + ".") if parts else ""
+    if parts:
+        lines.append("Not shown: " + ", ".join(parts) + ".")
+    return "".join(line + "\n" for line in lines)
 
 
 def _exclude(files, paths, config, extra, force) -> list[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from cudalint.findings import Finding
@@ -55,6 +54,8 @@ class FileResult:
 
 
 def analyze_file(path: str, settings: Settings) -> FileResult:
+    """One file, in this process. Never raises: a failure becomes an error diagnostic (the file
+    is then reported as not fully checked, see cudalint.outcomes)."""
     from cudalint.frontend.parse import parse
     from cudalint.frontend.tu import build_model
     start = time.monotonic()
@@ -64,7 +65,7 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
         includes = parsed.headers
         model = build_model(parsed)
     except Exception as exc:  # never let one file stop the run
-        return FileResult(path, [], [Diagnostic(path, 0, 0, "error", f"internal error while parsing: {exc!r}")],
+        return FileResult(path, [], [_failure(path, "while parsing", exc)],
                           [traceback.format_exc()] if settings.verbose else [])
     ctx = FileContext(model, settings, start + settings.file_budget_s)
     findings, diags = [], list(model.diagnostics)
@@ -73,14 +74,36 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
             for f in rule.check(ctx):
                 sev = settings.severities.get(f.rule)
                 findings.append(f.with_(severity=sev) if sev else f)
-        except Exception as exc:
-            diags.append(Diagnostic(path, 0, 0, "error", f"internal error in rule {rule.code}: {exc!r}"))
+        except Exception as exc:  # the other rules still run; the file is not reported clean
+            diags.append(_failure(path, f"in rule {rule.code}", exc))
             if settings.verbose:
                 ctx.skipped.append((rule.code, traceback.format_exc()))
+    if any("budget" in why for _, why in ctx.skipped):
+        diags.append(budget_diagnostic(path, settings.file_budget_s, "some checks were skipped"))
     findings = _first_per_place(sorted(set(findings), key=Finding.sort_key))
     notes = list(model.notes) + [f"{what}: {why}" for what, why in ctx.skipped]
     return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels), includes,
                       launch_facts=facts_of(model), guessed_kernels=guessed_kernels(model, settings))
+
+
+def _failure(path: str, where: str, exc: Exception) -> Diagnostic:
+    if isinstance(exc, RecursionError):
+        return Diagnostic(path, 0, 0, "error", f"code nested too deeply to analyse {where}; skipped", "depth")
+    return Diagnostic(path, 0, 0, "error", f"internal error {where}: {exc!r}", "crash")
+
+
+def budget_diagnostic(path: str, budget_s: float, what: str) -> Diagnostic:
+    return Diagnostic(path, 0, 0, "error", f"file time budget of {budget_s:g} s spent ({what}; "
+                      "raise it with --file-budget)", "budget")
+
+
+def lost_result(path: str, why: str, seconds: float, budget_s: float) -> FileResult:
+    """The result of a file whose worker was killed at its hard limit or died."""
+    if why == "budget":
+        diag = budget_diagnostic(path, budget_s, "analysis stopped")
+    else:
+        diag = Diagnostic(path, 0, 0, "error", f"internal error: {why.removeprefix('crash: ')}", "crash")
+    return FileResult(path, [], [diag], [], seconds)
 
 
 def _first_per_place(findings: list[Finding]) -> list[Finding]:
@@ -98,48 +121,59 @@ def _first_per_place(findings: list[Finding]) -> list[Finding]:
 def analyze_all(paths: list[str], settings: Settings, jobs: int = 0, cache=None,
                 progress=None) -> list[FileResult]:
     """Results in the order of `paths`, whatever the job count. `cache`: a cudalint.cache.Cache
-    (hits skip the work); `progress(done, total)` is called as files finish. Files whose kernels
-    other files launch are checked again with those launches (cudalint.launch_index)."""
-    results = _analyze_each(paths, [settings] * len(paths), jobs, cache, progress)
-    again = second_pass(results, settings)
-    if again:
-        order = sorted(again)
-        redone = _analyze_each([paths[i] for i in order], [again[i] for i in order], jobs, cache, None)
-        for i, r in zip(order, redone):
+    (hits skip the work; each result is stored as it arrives, so an interrupted run keeps what it
+    finished); `progress(done, total)` is called as files finish. Files run in worker processes
+    under a hard time limit (cudalint.workers), also at jobs=1. Files whose kernels other files
+    launch are then checked again with those launches (cudalint.launch_index)."""
+    results = _analyze_each(paths, settings, jobs, cache, progress)
+    again: dict = {}
+    for i, s in second_pass(results, settings).items():
+        again.setdefault(s, []).append(i)
+    for s, indices in sorted(again.items(), key=lambda item: item[1]):
+        for i, r in zip(indices, _analyze_each([paths[i] for i in indices], s, jobs, cache, None)):
             results[i] = r
     return results
 
 
-def _analyze_each(paths: list[str], settings: list, jobs: int, cache, progress) -> list[FileResult]:
-    """analyze_file for each path with its own settings, through the cache and a process pool."""
+def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, progress) -> list[FileResult]:
+    """analyze_file for each path, through the cache and the workers."""
     results: list[FileResult | None] = [None] * len(paths)
     keys = [None] * len(paths)
     todo = []
     for i, p in enumerate(paths):
         if cache is not None:
-            keys[i] = cache.key(p, settings[i])
+            keys[i] = cache.key(p, settings)
             results[i] = cache.get(keys[i])
         if results[i] is None:
             todo.append(i)
     done = len(paths) - len(todo)
     if progress and done:
         progress(done, len(paths))
-    jobs = jobs or min(os.cpu_count() or 1, 8)
-    if jobs <= 1 or len(todo) <= 1:
-        for i in todo:
-            results[i] = analyze_file(paths[i], settings[i])
-            done += 1
-            if progress:
-                progress(done, len(paths))
-    else:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
-            futures = {pool.submit(analyze_file, paths[i], settings[i]): i for i in todo}
-            for fut in as_completed(futures):
-                results[futures[fut]] = fut.result()
-                done += 1
-                if progress:
-                    progress(done, len(paths))
-    if cache is not None:
-        for i in todo:
-            cache.put(keys[i], results[i])
+
+    def finished(i: int, result: FileResult) -> None:
+        nonlocal done
+        results[i] = result
+        if cache is not None:
+            cache.put(keys[i], result)
+        done += 1
+        if progress:
+            progress(done, len(paths))
+
+    def lost(i: int, path: str, why: str, seconds: float) -> None:
+        finished(i, lost_result(path, why, seconds, settings.file_budget_s))
+
+    if todo:
+        from cudalint import workers
+        from cudalint.frontend.parse import prepare
+        _preload(settings)
+        jobs = jobs or min(os.cpu_count() or 1, 8)
+        workers.run([(i, paths[i]) for i in todo], settings, min(jobs, len(todo)),
+                    (prepare, analyze_file), finished, lost)
     return results
+
+
+def _preload(settings: Settings) -> None:
+    """Import what workers need before they are forked, so each starts ready."""
+    import z3  # noqa: F401
+    import cudalint.frontend.tu  # noqa: F401
+    selected(settings.select, settings.ignore)

@@ -231,6 +231,7 @@ class Diagnostic:
     column: int
     severity: str  # error | warning
     message: str
+    kind: str = "parse"  # parse | input | budget | crash | depth (cudalint.outcomes says what each costs)
 
 
 @dataclass(frozen=True)

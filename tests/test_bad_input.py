@@ -17,7 +17,7 @@ def _with_bug(work, name, data):
 def test_binary_file(work, capsys):
     _with_bug(work, "blob.cu", b"\x7fELF\0\0\0\x01\x02")
     code, out, err = run(capsys, "-q", "blob.cu", "bug.cu")
-    assert code == 1
+    assert code == 2
     assert "blob.cu: error: binary file (contains NUL bytes); skipped" in err
     assert "bug.cu:2:14: CUDA101" in out
 
@@ -48,18 +48,20 @@ def test_directory_without_cuda_files(work, capsys):
 
 def test_missing_include_is_reported_and_analysis_goes_on(work, capsys):
     (work / "inc.cu").write_text('#include "project_config.h"\n#include <cub/not_a_header.cuh>\n' + BUGGY)
-    code, out, err = run(capsys, "-q", "inc.cu")
+    code, out, err = run(capsys, "inc.cu")
     assert "inc.cu:1:10: error: 'project_config.h' file not found" in err
     assert "inc.cu:2:10: error: 'cub/not_a_header.cuh' file not found" in err  # KeepGoing: both reported
-    assert code == 1
+    assert code == 2  # findings, but the file was not fully checked
     assert "inc.cu:4:14: CUDA101" in out
+    assert out.endswith("1 file not fully checked (1 with parse errors); their findings may be incomplete. "
+                        "Headers were not found: pass -I DIR, or -p BUILD_DIR for compile_commands.json.\n")
 
 
 def test_syntax_error_is_reported_and_other_kernels_are_checked(work, capsys):
     (work / "syn.cu").write_text("__global__ void broken(int* p) { p[0] = ; }\n" + BUGGY)
-    code, out, err = run(capsys, "-q", "syn.cu")
+    code, out, err = run(capsys, "syn.cu")
     assert "syn.cu:1:41: error: expected expression" in err
-    assert code == 1
+    assert code == 2
     assert "syn.cu:3:14: CUDA101" in out
 
 
@@ -68,7 +70,7 @@ def test_huge_file_is_skipped(work, capsys):
     (work / "bug.cu").write_text(BUGGY)
     code, out, err = run(capsys, "-q", "huge.cu", "bug.cu")
     assert "huge.cu: error: file is 10485760 bytes, over the 8388608-byte limit; skipped" in err
-    assert code == 1
+    assert code == 2
 
 
 def test_nonexistent_path_is_reported_and_others_still_checked(work, capsys):

@@ -70,7 +70,7 @@ def test_cap_without_step_summary_points_to_log(work, capsys):
 
 def test_summary_cells_escape_pipes():
     f = Finding("CUDA101", "n", "c", "error", "x.cu", 1, 1, 1, 2, "a | b\nc")
-    run_info = type("R", (), {"files_checked": 1})()
+    run_info = type("R", (), {"files_checked": 1, "gaps": []})()
     md = github.summary_markdown([f], run_info)
     assert "| a \\| b c |" in md
 
@@ -94,7 +94,7 @@ def test_junit(work, capsys):
 
 
 def test_junit_clean_and_odd_characters():
-    run_info = type("R", (), {"files_checked": 1})()
+    run_info = type("R", (), {"files_checked": 1, "gaps": []})()
     root = ET.fromstring(junit.render([], run_info).encode())
     assert root.find("testsuite/testcase").get("name") == "No findings"
     f = Finding("CUDA101", "n", "c", "error", "x<&>.cu", 1, 1, 1, 2, "ctl\x01 <tag> & \"q\"")

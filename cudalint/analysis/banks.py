@@ -240,10 +240,10 @@ def _loop_values(loop, env: dict):
             v = v * step
         elif loop.step_op == "/" and step:
             v = int(v / step)
-        elif loop.step_op == "<<":
-            v = v << step
+        elif loop.step_op == "<<":  # a shift count as C's hardware takes it (never negative or huge)
+            v = _wrap(v << (step & 63))
         elif loop.step_op == ">>":
-            v = v >> step
+            v = v >> (step & 63)
         else:
             return None
     return None  # more than MAX_ITERATIONS: treat the counter as unknown
@@ -382,7 +382,7 @@ def _active(conditions, env) -> bool:
         try:
             if not holds(env):
                 return False
-        except (KeyError, ZeroDivisionError, Unbound):
+        except (KeyError, ZeroDivisionError, Unbound, TypeError):  # TypeError: a dimension left open (None)
             pass
     return True
 

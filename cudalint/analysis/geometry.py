@@ -85,7 +85,7 @@ def _launch_geometries(model: FileModel, kernel: Kernel, block_dims: dict | None
     found, symbolic = [], False
     for launch in launches_of(model, kernel):
         if launch.block is None or all(v is None for v in launch.block) or \
-                any(v is not None and v <= 0 for v in launch.block):
+                any(v is not None and not 0 < v <= m for v, m in zip(launch.block, MAX_BLOCK)):  # not a launch CUDA runs
             symbolic = True
             continue
         grid = launch.grid if launch.grid and not all(v is None for v in launch.grid) else None
@@ -195,7 +195,7 @@ class Thread:
     def var(self, s: Sym):
         if s in self.overrides:
             return self.overrides[s]
-        if s.name.startswith(("blockDim.", "gridDim.")):
+        if s.name.startswith(("blockDim.", "gridDim.")) and s.name[-1] in AXES:
             dims = self.geom.block if s.name.startswith("blockDim") else self.geom.grid
             if dims and dims[AXES.index(s.name[-1])] is not None:
                 return self.num(dims[AXES.index(s.name[-1])])

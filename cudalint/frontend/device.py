@@ -15,7 +15,7 @@ import zlib
 from dataclasses import dataclass, replace
 
 from cudalint.frontend.clang import (CursorKind as K, TypeKind as T, const_int, file_position, for_parts,
-                                     operator)
+                                     operator, tokens)
 from cudalint.frontend.warp_calls import warp_call
 from cudalint.model import (BLOCK, THREAD, UNIFORM, Access, Array, Barrier, Const, Kernel, Loc, Loop, Op,
                             Stored, Sym, syms)
@@ -36,6 +36,15 @@ _CUB_COLLECTIVES = {"BlockScan", "BlockReduce", "BlockRadixSort", "BlockExchange
 _CASTS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR,
           K.CXX_CONST_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR}
 _PASS = {K.UNEXPOSED_EXPR, K.PAREN_EXPR}
+
+
+def _builtin_field(c) -> str:
+    """x/y/z of `blockDim.x` where the toolkit's headers make it a property with no spelling;
+    inside a macro argument the range's tokens are the macro's, the cursor's own are right."""
+    for words in (tokens(c), [t.spelling for t in c.get_tokens()]):
+        if words and words[-1] in ("x", "y", "z"):
+            return words[-1]
+    return "x"
 
 
 @dataclass(frozen=True)
@@ -653,7 +662,7 @@ class KernelBuilder:
         if base is not None and base.kind == K.DECL_REF_EXPR and base.spelling in BUILTIN_SCOPES:
             # the member's own name: a macro around `threadIdx.x` hides it from the tokens
             field = c.spelling or (c.referenced.spelling if c.referenced is not None else "") or \
-                self.text_of(c).rpartition(".")[2].strip()
+                self.text_of(c).rpartition(".")[2].strip() or _builtin_field(c)
             if field not in AXES:
                 return self.fresh(f"{base.spelling}.{field}", BUILTIN_SCOPES[base.spelling], c)
             return Sym(f"{base.spelling}.{field}", BUILTIN_SCOPES[base.spelling], "builtin")
@@ -798,6 +807,9 @@ class KernelBuilder:
             idx = self.expr(kids[1], env)
             if isinstance(idx, Ptr):  # 3[a]
                 base, idx = idx, base
+            if isinstance(idx, Ptr):  # a reference variable as the index (`T& e = a[i]; b[e]`): its value
+                idx = self.load(idx, kids[1])
+                idx = None if isinstance(idx, Ptr) else idx  # an array: no integer to index with
             if not isinstance(base, Ptr):
                 return None
             idx = idx if idx is not None else self.fresh("idx", THREAD, c)
@@ -864,8 +876,11 @@ class KernelBuilder:
             mask = self.expr(args[0], env) if args and args[0].extent.start.file else Const(0xFFFFFFFF)
             self._barrier("warp", mask if not isinstance(mask, Ptr) else None, c)
             return None
-        if name in _GROUP_SYNCS and kids and kids[0].kind == K.MEMBER_REF_EXPR:  # g.sync()
-            obj = list(kids[0].get_children())
+        callee = kids[0] if kids else None
+        if callee is not None and callee.kind == K.UNEXPOSED_EXPR:  # a static member (CUDA 13's thread_block::sync)
+            callee = next(iter(callee.get_children()), callee)
+        if name in _GROUP_SYNCS and callee is not None and callee.kind == K.MEMBER_REF_EXPR:  # g.sync()
+            obj = list(callee.get_children())
             kind = _group_barrier(obj[0].type if obj else None)
             if kind:
                 self._barrier(kind, None, c)

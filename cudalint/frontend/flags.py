@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 from functools import lru_cache
@@ -50,9 +51,24 @@ def base_args(mode: str, root: str | None, std: str = "c++17", arch: str = DEFAU
         shim = str(SHIM_DIR)
         return args + ["-nocudainc", "-nocudalib", f"--cuda-path={shim}", "-isystem", shim,
                        "-include", "cudalint_shim.h"]
-    cccl = Path(root) / "include" / "cccl"  # CUDA 13 keeps libcu++ (cuda/std/...) here; nvcc adds it
-    extra = ["-isystem", str(cccl)] if cccl.is_dir() else []
-    return args + [f"--cuda-path={root}", *extra, "-idirafter", str(COMPAT_DIR)]
+    return args + [f"--cuda-path={root}", *_cccl_include(root), "-idirafter", str(COMPAT_DIR)]
+
+
+def _cccl_include(root: str | None) -> list[str]:
+    """CUDA 13 moved libcu++, CUB and Thrust to include/cccl; nvcc searches it, clang does not."""
+    cccl = Path(root or "") / "include" / "cccl"
+    return ["-isystem", str(cccl)] if root and cccl.is_dir() else []
+
+
+@lru_cache(maxsize=None)
+def toolkit_version(root: str | None) -> str | None:
+    """'13.0' from the toolkit's cuda_runtime_api.h (CUDART_VERSION 13000), else None."""
+    try:
+        text = (Path(root or "") / "include" / "cuda_runtime_api.h").read_text(errors="replace")
+    except OSError:
+        return None
+    m = re.search(r"#define\s+CUDART_VERSION\s+(\d+)", text)
+    return f"{int(m.group(1)) // 1000}.{int(m.group(1)) % 1000 // 10}" if m else None
 
 
 def file_args(settings: Settings, path: str, mode: str, root: str | None) -> list[str]:

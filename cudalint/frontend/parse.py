@@ -32,19 +32,20 @@ def read_source(path: str) -> tuple[str | None, Diagnostic | None]:
     try:
         size = os.path.getsize(path)
         if size > MAX_BYTES:
-            return None, Diagnostic(path, 0, 0, "error", f"file is {size} bytes, over the {MAX_BYTES}-byte limit; skipped")
+            return None, Diagnostic(path, 0, 0, "error", f"file is {size} bytes, over the {MAX_BYTES}-byte limit; skipped",
+                                    "input")
         data = open(path, "rb").read()
     except OSError as exc:
-        return None, Diagnostic(path, 0, 0, "error", f"cannot read file: {exc.strerror or exc}")
+        return None, Diagnostic(path, 0, 0, "error", f"cannot read file: {exc.strerror or exc}", "input")
     if b"\0" in data[:65536]:
-        return None, Diagnostic(path, 0, 0, "error", "binary file (contains NUL bytes); skipped")
+        return None, Diagnostic(path, 0, 0, "error", "binary file (contains NUL bytes); skipped", "input")
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         return data.decode("utf-8", errors="replace"), Diagnostic(
             path, line, 0, "warning", f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at line {line}); "
-                                      "analysed with replacement characters")
+                                      "analysed with replacement characters", "input")
 
 
 def _index() -> ci.Index:
@@ -52,6 +53,18 @@ def _index() -> ci.Index:
     if idx is None:
         idx = _local.index = cx.new_index()
     return idx
+
+
+def prepare(path: str, settings: Settings) -> None:
+    """Build the precompiled prelude `path` will use, if any, so that a parse's time is the
+    file's own (workers call this before a file's time budget starts)."""
+    if not settings.pch:
+        return
+    try:
+        mode, root = resolve_mode(settings)
+        prelude.pch_args(file_args(settings, path, mode, root))
+    except (ValueError, OSError):
+        pass  # parse() reports it
 
 
 def parse(path: str, settings: Settings) -> Parsed:

@@ -10,12 +10,13 @@ from dataclasses import replace
 
 import clang.cindex as ci
 
+from cudalint.frontend import depth
 from cudalint.frontend.clang import CursorKind as K, file_name, file_position
 from cudalint.frontend.device import KernelBuilder, has_attr
 from cudalint.frontend.fold import Folder
 from cudalint.frontend.host import build_host_function
 from cudalint.frontend.parse import Parsed
-from cudalint.model import FileModel, Launch, Loc
+from cudalint.model import Diagnostic, FileModel, Launch, Loc
 
 _CONFIG_CALLS = {"__cudaPushCallConfiguration", "cudaConfigureCall"}
 _DIM_COMMENT = r"cudalint:[^\n]*?\b{}-dim\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)"
@@ -80,9 +81,14 @@ def build_model(parsed: Parsed) -> FileModel:
     src = _Source(parsed.path, parsed.text)
     if parsed.tu is None:
         return FileModel(parsed.path, tuple(src.lines), (), (), (), (), tuple(parsed.diagnostics), parsed.mode)
-    kernels, device_fns, host_fns = [], [], []
+    kernels, device_fns, host_fns, too_deep = [], [], [], []
     for fn in _functions(parsed.tu.cursor, src):
         if not fn.is_definition():
+            continue
+        if depth.nesting(depth.function_text(src.lines, fn.extent.start.line, fn.extent.end.line)) > depth.MAX_NESTING:
+            too_deep.append(Diagnostic(src.path, fn.extent.start.line, fn.extent.start.column, "error",
+                                       f"`{fn.spelling}` nests more than {depth.MAX_NESTING} levels deep; "
+                                       "not analysed", "depth"))
             continue
         if has_attr(fn, K.CUDAGLOBAL_ATTR):
             kernels.append(fn)
@@ -113,7 +119,7 @@ def build_model(parsed: Parsed) -> FileModel:
         models += built
     hosts = tuple(build_host_function(fn, src.loc, src.text) for fn in host_fns)
     return FileModel(parsed.path, tuple(src.lines), tuple(models), tuple(f.spelling for f in device_fns),
-                     tuple(launches), hosts, tuple(parsed.diagnostics), parsed.mode, tuple(notes))
+                     tuple(launches), hosts, tuple(parsed.diagnostics) + tuple(too_deep), parsed.mode, tuple(notes))
 
 
 def _kernel_models(fn, src, instantiations, notes) -> list:

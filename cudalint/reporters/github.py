@@ -38,7 +38,7 @@ def annotation(f) -> str:
 
 
 def render(findings, run) -> str:
-    out = [annotation(f) for f in findings]
+    out = [annotation(f) for f in findings] + [annotation(g.as_finding()) for g in run.gaps]
     levels = Counter(_COMMAND.get(f.severity, "warning") for f in findings)
     over = {lvl: n for lvl, n in levels.items() if lvl in ("error", "warning") and n > SHOWN_PER_LEVEL}
     summary_path = os.environ.get("GITHUB_STEP_SUMMARY")

@@ -1,4 +1,5 @@
-"""JSON: an array of findings, each exactly as DESIGN.md's contract lists."""
+"""JSON: an array of findings, each exactly as DESIGN.md's contract lists. A file that was not
+fully checked is one more entry of the same shape, category `not-checked` (cudalint.outcomes)."""
 
 from __future__ import annotations
 
@@ -6,4 +7,5 @@ import json
 
 
 def render(findings, run) -> str:
-    return json.dumps([f.to_dict() for f in findings], indent=2) + "\n"
+    entries = list(findings) + [g.as_finding() for g in run.gaps]
+    return json.dumps([f.to_dict() for f in entries], indent=2) + "\n"

@@ -1,5 +1,6 @@
-"""JUnit XML: one `<testsuite>` per file with findings, one failing `<testcase>` per finding;
-a clean run is one passing test case (CI dashboards show a green run rather than an empty one)."""
+"""JUnit XML: one `<testsuite>` per file with findings, one failing `<testcase>` per finding, and
+a `<testcase>` with an `<error>` for a file that was not fully checked; a clean run is one passing
+test case (CI dashboards show a green run rather than an empty one)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,25 @@ from cudalint.baseline import rel_path
 
 
 def render(findings, run) -> str:
-    root = ET.Element("testsuites", name="cudalint", tests=str(max(len(findings), 1)),
-                      failures=str(len(findings)), errors="0")
-    if not findings:
+    gaps = {rel_path(g.path): g for g in run.gaps}
+    root = ET.Element("testsuites", name="cudalint", tests=str(max(len(findings) + len(gaps), 1)),
+                      failures=str(len(findings)), errors=str(len(gaps)))
+    if not findings and not gaps:
         suite = ET.SubElement(root, "testsuite", name="cudalint", tests="1", failures="0", errors="0",
                               skipped="0")
         ET.SubElement(suite, "testcase", name="No findings", classname="cudalint")
     by_path = sorted(findings, key=lambda f: rel_path(f.path))
-    for path, group in groupby(by_path, key=lambda f: rel_path(f.path)):
-        group = list(group)
-        suite = ET.SubElement(root, "testsuite", name=path, tests=str(len(group)), failures=str(len(group)),
-                              errors="0", skipped="0")
+    grouped = {path: list(group) for path, group in groupby(by_path, key=lambda f: rel_path(f.path))}
+    for path in sorted(set(grouped) | set(gaps)):
+        group = grouped.get(path, [])
+        gap = gaps.get(path)
+        suite = ET.SubElement(root, "testsuite", name=path, tests=str(len(group) + bool(gap)),
+                              failures=str(len(group)), errors=str(int(bool(gap))), skipped="0")
+        if gap:
+            case = ET.SubElement(suite, "testcase", name="cudalint: file not fully checked", classname=path,
+                                 file=path, line=str(max(gap.line, 1)))
+            err = ET.SubElement(case, "error", message=_xml_safe(gap.reason()), type=gap.code)
+            err.text = _xml_safe(f"{path}:{max(gap.line, 1)}:{max(gap.column, 1)}: {gap.code} {gap.reason()}")
         for f in group:
             case = ET.SubElement(suite, "testcase", name=f"{f.rule} {f.name}", classname=path,
                                  file=path, line=str(f.line))

@@ -113,7 +113,8 @@ def render(findings, run) -> str:
                 "informationUri": INFORMATION_URI,
                 "rules": [rule_descriptor(r) for r in rules],
             }},
-            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
+            # false when a file was not fully checked: GitHub then shows the run as incomplete
+            "invocations": [{"executionSuccessful": not run.gaps, "toolExecutionNotifications": notifications}],
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],

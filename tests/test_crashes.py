@@ -1,0 +1,102 @@
+"""Inputs that used to crash or hang an analysis (issue 14): each now gives its findings, or says
+exactly what it could not check, and never an internal error."""
+
+from __future__ import annotations
+
+import pytest
+
+from cudalint.frontend.flags import find_toolkit
+from workflow_helpers import run, work  # noqa: F401
+
+needs_toolkit = pytest.mark.skipif(find_toolkit(None) is None, reason="no CUDA toolkit installed")
+
+RACY = ("__global__ void g(float* p) {\n  __shared__ float s[64];\n  s[threadIdx.x] = p[0];\n"
+        "  p[threadIdx.x] = s[(threadIdx.x + 1) % 64];\n}\n")
+
+
+def _nested(depth: int) -> str:
+    body = "if (threadIdx.x) {" * depth + "__syncthreads();" + "}" * depth
+    return f"__global__ void k(float* p) {{\n{body}\n}}\n{RACY}int main() {{ k<<<1, 64>>>(0); g<<<1, 64>>>(0); }}\n"
+
+
+def _lines(out: str, code: str) -> list[int]:
+    return [int(line.split(":")[1]) for line in out.splitlines() if f": {code} " in line]
+
+
+def test_too_deep_function_is_skipped_by_name_and_the_rest_is_checked(work, capsys):
+    (work / "deep.cu").write_text(_nested(300))
+    code, out, err = run(capsys, "-q", "deep.cu")
+    assert err == "deep.cu:1:1: error: `k` nests more than 100 levels deep; not analysed\n"  # no traceback
+    assert _lines(out, "CUDA201") == [7]  # g is still checked
+    assert out.endswith("1 file not fully checked (1 nested too deeply); their findings may be incomplete.\n")
+    assert code == 2
+
+
+def test_fifty_nested_ifs_are_analysed(work, capsys):
+    (work / "deep.cu").write_text(_nested(50))
+    code, out, err = run(capsys, "-q", "deep.cu")
+    assert err == ""
+    assert _lines(out, "CUDA204") == [2] and _lines(out, "CUDA201") == [7]
+    assert code == 1
+
+
+def test_reference_variable_as_index(work, capsys):
+    (work / "ref.cu").write_text(
+        "__global__ void k(const unsigned* map, unsigned* edges, unsigned* out) {\n"
+        "  unsigned &e = edges[threadIdx.x];\n  out[threadIdx.x] = map[e];\n}\n"
+        "int main() { k<<<1, 64>>>(0, 0, 0); }\n")
+    assert run(capsys, "ref.cu") == (0, "No findings in 1 file.\n", "")
+
+
+def test_open_grid_size_in_a_guard_of_a_shared_access(work, capsys):
+    (work / "grid.cu").write_text(
+        "__global__ void k(float* out) {\n  __shared__ float s[64][32];\n  if (gridDim.x > 1) {\n"
+        "    s[threadIdx.x][0] = out[blockIdx.x * 64 + threadIdx.x];\n  }\n  __syncthreads();\n"
+        "  out[threadIdx.x] = s[0][threadIdx.x % 32];\n}\nvoid run(float* p, int n) { k<<<n, 64>>>(p); }\n")
+    code, out, err = run(capsys, "-q", "grid.cu")
+    assert err == ""
+    assert _lines(out, "CUDA301") == [4]
+    assert code == 1
+
+
+def test_negative_shift_in_a_loop_step(work, capsys):
+    (work / "shift.cu").write_text(
+        "__global__ void k(float* out) {\n  __shared__ float s[2048];\n"
+        "  for (int i = 32; i > 0; i >>= -1) {\n    s[threadIdx.x * i % 2048] = out[i];\n  }\n"
+        "  __syncthreads();\n  out[threadIdx.x] = s[threadIdx.x];\n}\nint main() { k<<<1, 64>>>(0); }\n")
+    code, out, err = run(capsys, "-q", "shift.cu")
+    assert "internal error" not in err
+    assert _lines(out, "CUDA301") == [4]
+
+
+def test_launch_beyond_cuda_block_limits_is_not_enumerated(work, capsys):
+    # 10^20 threads per block: the bank-conflict check used to walk every warp (a hang)
+    (work / "big.cu").write_text(
+        "__global__ void k(float* p) {\n  __shared__ float s[64];\n  s[threadIdx.x % 64] = 1;\n"
+        "  __syncthreads();\n  p[threadIdx.x] = s[threadIdx.x % 64];\n}\n"
+        "void run(float* p) { k<<<1, 99999999999999999999>>>(p); }\n")
+    code, out, err = run(capsys, "--select", "CUDA301", "big.cu")
+    assert "budget" not in err and "internal error" not in err
+
+
+@needs_toolkit
+def test_block_dim_inside_a_macro_in_toolkit_mode(work, capsys):
+    (work / "mac.cu").write_text(
+        "#define MUL(a, b) ((a) * (b))\n#define MAD(a, b, c) (MUL((a), (b)) + (c))\n"
+        "__global__ void k(unsigned* out, const unsigned* in) {\n  __shared__ unsigned s[64];\n"
+        "  unsigned i = MAD(blockIdx.x, blockDim.x, threadIdx.x);\n  s[threadIdx.x] = in[i];\n"
+        "  __syncthreads();\n  out[i] = s[threadIdx.x];\n}\nint main() { k<<<4, 64>>>(0, 0); }\n")
+    for mode in ("toolkit", "shim"):  # both modes: no internal error, and no race on out[i]
+        assert run(capsys, "--cuda-mode", mode, "mac.cu") == (0, "No findings in 1 file.\n", "")
+
+
+@needs_toolkit
+def test_cooperative_groups_sync_with_cuda_13_headers(work, capsys):
+    # CUDA 13 keeps cooperative groups' dependencies in include/cccl, and its thread_block::sync is static
+    (work / "cg.cu").write_text(
+        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+        "__global__ void k(float* p) {\n  __shared__ float s[64];\n  cg::thread_block b = cg::this_thread_block();\n"
+        "  s[threadIdx.x] = p[threadIdx.x];\n  b.sync();\n  p[threadIdx.x] = s[63 - threadIdx.x];\n}\n"
+        "int main() { k<<<1, 64>>>(0); }\n")
+    for mode in ("toolkit", "shim"):
+        assert run(capsys, "--cuda-mode", mode, "cg.cu") == (0, "No findings in 1 file.\n", "")
