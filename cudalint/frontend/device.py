@@ -590,6 +590,11 @@ class KernelBuilder:
             return None
         if k == K.CXX_THIS_EXPR:
             return None
+        if k.name == "StmtExpr":  # GNU `({ int _x = a; ...; _x < _y ? _x : _y; })`: its last statement's value
+            stmts = [st for body in c.get_children() for st in body.get_children()]
+            for st in stmts[:-1]:
+                self.stmt(st, env)
+            return self.expr(stmts[-1], env) if stmts and stmts[-1].kind.is_expression() else None
         vals = [self.expr(ch, env) for ch in c.get_children() if ch.kind.is_expression()]
         return self.fresh("expr", _scope(*vals) if vals else THREAD, c)
 
