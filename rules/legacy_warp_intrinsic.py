@@ -88,6 +88,6 @@ def _read(ctx, path: str) -> tuple:
         return ()
 
 
-RULE = make_rule(__doc__, code="CUDA208", name="legacy-warp-intrinsic", category="barrier-divergence",
+RULE = make_rule(__doc__, code="CUDA208", name="legacy-warp-intrinsic", category="deprecated-api",
                  severity="warning", summary="__shfl/__ballot/__any/__all without _sync (removed on sm_70+)",
                  check=check, precision="high", tags=("correctness", "warp", "portability"))
