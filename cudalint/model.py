@@ -196,6 +196,7 @@ class Kernel:
     usr: str = ""
     grid_dim_comment: tuple[int, int, int] | None = None  # from `// cudalint: grid-dim(...)`
     incomplete: bool = False  # parse errors inside the body: code is missing from the events
+    builtins_read: tuple = ()  # threadIdx.x, blockIdx.y ... as the source reads them (sorted)
 
 
 @dataclass(frozen=True)

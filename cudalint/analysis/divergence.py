@@ -47,8 +47,11 @@ def divergences(ctx, kernel: Kernel) -> list[Divergence]:
 
 
 def _threads(kernel, b, geom, ints):
-    split = BLOCK if b.kind == "grid" else THREAD  # a grid barrier waits for every block's threads
-    t1, t2 = Thread(1, geom, split, ints=ints), Thread(2, geom, split, ints=ints)
+    # A grid barrier waits for every block's threads; values the blocks compute or load are
+    # taken to agree across blocks (a grid-wide reduction's result read after grid.sync()), so
+    # only coordinates set blocks apart.
+    split = BLOCK if b.kind == "grid" else THREAD
+    t1, t2 = (Thread(k, geom, split, ints=ints, value_split=THREAD) for k in (1, 2))
     facts = t1.constraints() + t2.constraints()
     for lid in b.loops:
         it = variable(f"iter{lid}", ints)

@@ -144,7 +144,11 @@ def _pin_unused_axes(kernel: Kernel, g: Geometry) -> Geometry:
 
 
 def _builtins_used(kernel: Kernel) -> set:
+    """The coordinates the kernel's source reads (a cooperative group's thread_rank() reads
+    every axis, but says nothing of which ones the launch uses)."""
     from cudalint.model import Access, syms
+    if kernel.builtins_read:
+        return set(kernel.builtins_read)
     names = set()
     for e in kernel.events:
         for x in ((e.offset,) if isinstance(e, Access) else ()) + tuple(e.guard):
@@ -184,8 +188,11 @@ class Thread:
     """
 
     def __init__(self, k: int, geom: Geometry, split: int, overrides: dict | None = None,
-                 generic: int | None = None, huge: str | None = None, ints: bool = False):
+                 generic: int | None = None, huge: str | None = None, ints: bool = False,
+                 value_split: int | None = None):
         self.k, self.geom, self.split, self.generic, self.huge = k, geom, split, generic, huge
+        # values computed or loaded (not coordinates) get a copy of their own from this scope up
+        self.value_split = split if value_split is None else value_split
         self.ints = ints
         self.overrides = overrides or {}
         self.cache: dict = {}
@@ -208,7 +215,8 @@ class Thread:
                 return self.var(Sym(f"blockDim.{AXES[axis]}", 0, "builtin"))
         if self.generic is not None and s.scope == UNIFORM and s.origin in ("param", "value"):
             return self.num(HUGE if s.name == self.huge else generic_value(s.name, self.generic))
-        name = f"{s.name}#{self.k}" if s.scope >= self.split else s.name
+        split = self.split if s.origin == "builtin" else self.value_split
+        name = f"{s.name}#{self.k}" if s.scope >= split else s.name
         if name not in self.cache:
             self.cache[name] = self.fresh(name)
         return self.cache[name]

@@ -177,6 +177,7 @@ class KernelBuilder:
         self.loaded: dict = {}  # Sym of a loaded value -> (Array, byte offset) it was read from
         self._assigned_after: dict = {}  # function hash -> its locals assigned after declaration
         self.exits: list = []  # (guard, loops, loc) of each kernel-level return so far (see WarpSync)
+        self.builtins_read: set = set()  # as written in the source (not those of cg's thread_rank())
 
     # ------------------------------------------------------------------ entry
 
@@ -196,6 +197,7 @@ class KernelBuilder:
         return Kernel(name=name, qualname=self.fn.spelling, loc=self.loc(self.fn), params=tuple(params),
                       events=tuple(self.events), loops=dict(self.loops), launch_bounds=launch_bounds,
                       block_dim_comment=block_dim_comment, grid_dim_comment=grid_dim_comment,
+                      builtins_read=tuple(sorted(self.builtins_read)),
                       template_args=tuple(template_args),
                       is_template_pattern=is_pattern, usr=self.fn.get_usr())
 
@@ -670,6 +672,7 @@ class KernelBuilder:
                 self.text_of(c).rpartition(".")[2].strip() or _builtin_field(c)
             if field not in AXES:
                 return self.fresh(f"{base.spelling}.{field}", BUILTIN_SCOPES[base.spelling], c)
+            self.builtins_read.add(f"{base.spelling}.{field}")
             return Sym(f"{base.spelling}.{field}", BUILTIN_SCOPES[base.spelling], "builtin")
         lv = self.lvalue(c, env)
         if isinstance(lv, Ptr):
@@ -890,6 +893,12 @@ class KernelBuilder:
             if kind:
                 self._barrier(kind, None, c)
                 return None
+        if name in ("thread_rank", "size", "num_threads") and callee is not None and \
+                callee.kind == K.MEMBER_REF_EXPR and not args:
+            obj = list(callee.get_children())
+            value = _group_extent(obj[0].type if obj else None, name)
+            if value is not None:
+                return value
         if name in _GROUP_SYNCS and args:  # cg::sync(g), cg::synchronize(g) (its CUDA 9 name)
             kind = _group_barrier(args[0].type)
             if kind:
@@ -1018,6 +1027,31 @@ class KernelBuilder:
     def _barrier(self, kind, mask, c):
         self.events.append(Barrier(kind=kind, mask=mask, loc=self.loc(c), guard=tuple(self.guard),
                                    loops=tuple(self.loop_stack), text=self.text_of(c), via=self.via))
+
+
+def _builtin(base: str, axis: str) -> Sym:
+    return Sym(f"{base}.{axis}", BUILTIN_SCOPES[base], "builtin")
+
+
+def _linear(base: str, dims: str):
+    """x + X * (y + Y * z) of builtin `base` within extents `dims` (blockDim or gridDim)."""
+    x, y, z = (_builtin(base, a) for a in AXES)
+    X, Y = _builtin(dims, "x"), _builtin(dims, "y")
+    return add(x, mul(X, add(y, mul(Y, z))))
+
+
+def _group_extent(t, method: str):
+    """thread_rank() / size() of a thread block or the grid, in coordinates; else None."""
+    spelling = t.get_canonical().spelling if t is not None else ""
+    per_block = mul(mul(_builtin("blockDim", "x"), _builtin("blockDim", "y")), _builtin("blockDim", "z"))
+    if "grid_group" in spelling:
+        if method == "thread_rank":
+            return add(mul(_linear("blockIdx", "gridDim"), per_block), _linear("threadIdx", "blockDim"))
+        blocks = mul(mul(_builtin("gridDim", "x"), _builtin("gridDim", "y")), _builtin("gridDim", "z"))
+        return mul(blocks, per_block)
+    if "thread_block" in spelling and "tile" not in spelling:
+        return _linear("threadIdx", "blockDim") if method == "thread_rank" else per_block
+    return None
 
 
 def _group_barrier(t) -> str | None:
