@@ -18,7 +18,7 @@ from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.shapes import shape_sets
 from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
 from cudalint.analysis.threads import loop_definition
-from cudalint.model import BLOCK, THREAD, Access, Kernel, Op, Sym, syms
+from cudalint.model import BLOCK, THREAD, Access, Barrier, Kernel, Op, Sym, syms
 from cudalint.symbolic import BITS, NeedsBitVectors, as_bool, check, conjuncts, div, minimize, solver, to_z3, value, variable
 
 MAX_PAIRS = 600  # per kernel; the rest is skipped (and said so under --verbose)
@@ -150,8 +150,21 @@ def _candidate(kernel: Kernel, a: Access, b: Access, scope: int = THREAD) -> boo
     (`fast_div_modulo(blockIdx.x, n)`) count as data too."""
     if not (_data_dependent(a, scope) or _data_dependent(b, scope) or _data_of(a) != _data_of(b)):
         return True
-    return any(w.kind == "write" and any(isinstance(r, Access) and r.kind == "read" and r.array == w.array
-                                         and r.offset == w.offset for r in kernel.events) for w in (a, b))
+    return any(w.kind == "write" and _read_then_written(kernel, w) for w in (a, b))
+
+
+def _read_then_written(kernel: Kernel, w: Access) -> bool:
+    """The thread reads the element it writes earlier in the same barrier interval: a
+    read-modify-write (`d[v] = min(d[v], x)`), not a store it reads back after a barrier."""
+    events = kernel.events
+    at = events.index(w)
+    for i in range(at - 1, -1, -1):
+        e = events[i]
+        if isinstance(e, Barrier):
+            return False
+        if isinstance(e, Access) and e.kind == "read" and e.array == w.array and e.offset == w.offset:
+            return True
+    return False
 
 
 def _check_pair(kernel, i, j, geom, intervals, timeout, ctx, memo):

@@ -28,6 +28,7 @@ _ATOMIC = re.compile(r"^atomic[A-Z]\w*$")
 _GROUP_SYNCS = {"sync", "synchronize", "barrier_wait"}
 _MEMCPY = {"memcpy", "__builtin_memcpy", "memset", "__builtin_memset"}
 _VECTOR_INDEX_TYPES = {"dim3", "uint3", "int3"}
+_GROUP_UNIFORM = {"size", "num_threads", "meta_group_size", "group_dim", "dim_threads", "num_blocks", "dim_blocks"}
 _WARP_VALUE = re.compile(r"^__(shfl|ballot|any|all|reduce|match|activemask)")
 _MAX_INLINE_DEPTH = 8
 _CUB_COLLECTIVES = {"BlockScan", "BlockReduce", "BlockRadixSort", "BlockExchange", "BlockHistogram",
@@ -956,11 +957,15 @@ class KernelBuilder:
             vals = [self.expr(a, env) for a in args] or [self.expr(ch, env) for ch in kids]
             return self.fresh(name or "ctor", _scope(*[v for v in vals if v is not None]), c)
         vals = [self.expr(a, env) for a in args]
+        per_thread = bool(_WARP_VALUE.match(name or ""))
         if kids and kids[0].kind == K.MEMBER_REF_EXPR:  # obj.method(...)
             obj = list(kids[0].get_children())
             if obj:
                 vals.append(self.expr(obj[0], env))
-        scope = THREAD if _WARP_VALUE.match(name or "") else _scope(*[v for v in vals if v is not None])
+                # a cooperative group's rank, ballot or shuffle differs by thread; its size does not
+                per_thread |= "cooperative_groups" in obj[0].type.get_canonical().spelling and \
+                    name not in _GROUP_UNIFORM
+        scope = THREAD if per_thread else _scope(*[v for v in vals if v is not None])
         return self.fresh(name or "call", scope, c)
 
     def _block_copy(self, name, args, env, c):
