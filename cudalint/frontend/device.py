@@ -894,7 +894,7 @@ class KernelBuilder:
             if kind:
                 self._barrier(kind, None, c)
                 return None
-        if name in ("thread_rank", "size", "num_threads") and callee is not None and \
+        if name in ("thread_rank", "size", "num_threads", "meta_group_rank") and callee is not None and \
                 callee.kind == K.MEMBER_REF_EXPR and not args:
             obj = list(callee.get_children())
             value = _group_extent(obj[0].type if obj else None, name)
@@ -1054,7 +1054,12 @@ def _group_extent(t, method: str):
             return add(mul(_linear("blockIdx", "gridDim"), per_block), _linear("threadIdx", "blockDim"))
         blocks = mul(mul(_builtin("gridDim", "x"), _builtin("gridDim", "y")), _builtin("gridDim", "z"))
         return mul(blocks, per_block)
-    if "thread_block" in spelling and "tile" not in spelling:
+    tile = re.search(r"thread_block_tile<\s*(\d+)", spelling)
+    if tile:  # tiles of N consecutive threads of the block
+        n = Const(int(tile.group(1)))
+        rank = _linear("threadIdx", "blockDim")
+        return {"thread_rank": Op.make("%", rank, n), "meta_group_rank": Op.make("/", rank, n)}.get(method, n)
+    if "thread_block" in spelling:
         return _linear("threadIdx", "blockDim") if method == "thread_rank" else per_block
     return None
 
