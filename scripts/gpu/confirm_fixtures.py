@@ -82,6 +82,7 @@ FOLDER_TOOLS = {
     "misaligned": ("plain", "memcheck"),
     "host": ("plain", "leakcheck"),
     "bank": ("ncu",),
+    "warp": ("synccheck", "racecheck", "plain"),
 }
 CODE_TOOLS = {
     "CUDA101": ("plain", "memcheck"),
@@ -94,6 +95,8 @@ CODE_TOOLS = {
     "CUDA402": ("plain", "leakcheck"),
     "CUDA403": ("plain", "leakcheck"),
     "CUDA404": ("plain",),
+    "CUDA205": ("synccheck",),
+    "CUDA206": ("synccheck",),
 }
 TOOL_ORDER = ("plain", "racecheck", "synccheck", "memcheck", "leakcheck", "ncu")
 FREE_CALLS = ("cudaFree", "cudaFreeHost", "cudaFreeAsync", "cudaFreeArray", "cudaFreeMipmappedArray",
