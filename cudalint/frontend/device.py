@@ -933,6 +933,11 @@ class KernelBuilder:
                 self.record(p, "read", c)
                 return self.fresh(p.array.name, _scope(p.offset), c)
             return self.fresh(name, THREAD, c)
+        if name in ("__mul24", "__umul24") and len(args) == 2:  # 24-bit multiply: indices fit
+            a, b = self.expr(args[0], env), self.expr(args[1], env)
+            if a is None or b is None or isinstance(a, Ptr) or isinstance(b, Ptr):
+                return self.fresh(name, THREAD, c)
+            return mul(a, b)
         if name in ("min", "max", "umin", "umax", "llmin", "llmax") and len(args) == 2:
             a, b = self.expr(args[0], env), self.expr(args[1], env)
             if a is None or b is None or isinstance(a, Ptr) or isinstance(b, Ptr):
