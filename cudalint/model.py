@@ -113,6 +113,7 @@ class Loop:
     has_block_barrier: bool
     has_warp_barrier: bool
     loc: Loc
+    derived: tuple = ()  # (Sym, init, step_op, step) of other variables stepped once per iteration
 
     def shape(self) -> Loop:
         """The loop without its id: ids shift between template instantiations of one kernel,

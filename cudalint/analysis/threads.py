@@ -27,17 +27,24 @@ def loop_definition(loop: Loop, th, it):
     """The values a loop's induction variable takes in iteration `it` (a z3 term of th's
     encoding): init (op) step, `it` times. Threads in the same iteration share `it`; others get
     their own. The counter never wraps around: a wrapped value is a witness no launch reaches."""
-    if loop.var is None or loop.init is None:
-        return []
-    v, init = th.var(loop.var), th.term(loop.init)
-    step = th.term(loop.step) if loop.step is not None else th.num(1)
-    op = loop.step_op
-    if op in ("*", "/") and isinstance(loop.step, Const) and loop.step.value in (2, 4, 8, 16):
-        step, op = loop.step.value.bit_length() - 1, "<<" if op == "*" else ">>"
+    facts = []
+    if loop.var is not None and loop.init is not None:
+        facts += _progression(th, loop.var, loop.init, loop.step_op, loop.step, it)
+    for var, init, op, step in loop.derived:  # `offset <<= 1` beside `d >>= 1`: the same iteration
+        facts += _progression(th, var, init, op, step, it)
+    return facts
+
+
+def _progression(th, var, init_expr, op, step_expr, it) -> list:
+    """`var` == init (op) step, `it` times."""
+    v, init = th.var(var), th.term(init_expr)
+    step = th.term(step_expr) if step_expr is not None else th.num(1)
+    if op in ("*", "/") and isinstance(step_expr, Const) and step_expr.value in (2, 4, 8, 16):
+        step, op = step_expr.value.bit_length() - 1, "<<" if op == "*" else ">>"
     elif op in ("<<", ">>"):
-        if not isinstance(loop.step, Const):
+        if not isinstance(step_expr, Const):
             return []
-        step = loop.step.value
+        step = step_expr.value
     if op in ("+", "-"):
         moved = it * step
         value = init + moved if op == "+" else init - moved

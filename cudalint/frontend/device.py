@@ -28,6 +28,8 @@ _ATOMIC = re.compile(r"^atomic[A-Z]\w*$")
 _GROUP_SYNCS = {"sync", "synchronize", "barrier_wait"}
 _MEMCPY = {"memcpy", "__builtin_memcpy", "memset", "__builtin_memset"}
 _VECTOR_INDEX_TYPES = {"dim3", "uint3", "int3"}
+_LOADS_OR_CALLS = {K.ARRAY_SUBSCRIPT_EXPR, K.CALL_EXPR, K.UNARY_OPERATOR, K.CONDITIONAL_OPERATOR,
+                   K.COMPOUND_ASSIGNMENT_OPERATOR}
 _GROUP_UNIFORM = {"size", "num_threads", "meta_group_size", "group_dim", "dim_threads", "num_blocks", "dim_blocks"}
 _WARP_VALUE = re.compile(r"^__(shfl|ballot|any|all|reduce|match|activemask)")
 _MAX_INLINE_DEPTH = 8
@@ -448,6 +450,7 @@ class KernelBuilder:
         start = None
         inner = dict(env)
         pointers = {}  # key -> (pointer before the loop, bytes it moves per iteration)
+        derived = []  # (Sym, init, op, step) of variables other than the counter stepped each iteration
         for key, name in assigned.items():
             old = env.get(key)
             if isinstance(old, Ptr):
@@ -460,6 +463,12 @@ class KernelBuilder:
                 var_sym = Sym(f"{name}@{c.extent.start.line}", scope, "loop")
                 inner[key] = var_sym
             else:
+                step_of = self._derived_step(c, body, inc, key, env, assigned) if old is not None else None
+                if step_of is not None:  # stepped once per iteration beside the counter
+                    sym = Sym(f"{name}@{c.extent.start.line}", _scope(old, step_of[1]), "loop")
+                    derived.append((sym, old, *step_of))
+                    inner[key] = sym
+                    continue
                 inner[key] = self.fresh(name, THREAD if old is None else max(_scope(old), BLOCK), c)
         done = self.fresh("iterations", THREAD, c)  # iterations so far, where no counter says it
         if var_sym is not None and step_op in ("+", "-") and isinstance(step, Const) and step.value > 0:
@@ -496,7 +505,8 @@ class KernelBuilder:
         self.loops[loop_id] = Loop(
             id=loop_id, var=var_sym, init=start, step_op=step_op, step=step, cond=cond_e,
             has_block_barrier=any(isinstance(e, Barrier) and e.kind in ("block", "grid") for e in inside),
-            has_warp_barrier=any(isinstance(e, Barrier) for e in inside), loc=self.loc(c))
+            has_warp_barrier=any(isinstance(e, Barrier) for e in inside), loc=self.loc(c),
+            derived=tuple(derived))
         for key, name in assigned.items():  # values after the loop are unknown
             old = inner.get(key)
             if key in pointers and pointers[key][1] is not None:  # moved by a stride, a trip count times
@@ -508,24 +518,26 @@ class KernelBuilder:
             else:
                 env[key] = self.fresh(name, _scope(old) if old is not None else THREAD, c)
 
+    def _derived_step(self, c, body, inc, key, env, assigned):
+        """(op, step) where the variable's one assignment in the loop is a step by a loop-invariant
+        amount (`offset <<= 1;`), else None."""
+        found = _one_step(c, body, inc, key, assigned)
+        if found is None:
+            return None
+        op, amount = found
+        step = self.expr(amount, env) if amount is not None else Const(1)
+        if not isinstance(step, (Const, Sym, Op)) or any(x.origin not in ("param", "builtin") for x in syms(step)):
+            return None  # a value loaded or computed in the loop may differ between iterations
+        return op, step
+
     def _pointer_stride(self, c, body, inc, key, old, env, assigned):
         """Bytes a pointer moves per iteration, where its one assignment in the loop is a step by
         a loop-invariant amount (`od += w;` in the body, or in the increment): else None."""
-        steps = [s for s in ([inc] if inc is not None else []) +
-                 (list(body.get_children()) if body is not None and body.kind == K.COMPOUND_STMT else [])
-                 if (r := _step_of(_strip(s))) and r[0] == key]
-        if len(steps) != 1 or _assignments(c, key) != 1:
+        found = self._derived_step(c, body, inc, key, env, assigned)
+        if found is None or found[0] not in ("+", "-"):
             return None
-        _, op, amount = _step_of(_strip(steps[0]))
-        if op not in ("+", "-") or amount is not None and any(
-                n.kind == K.DECL_REF_EXPR and n.referenced is not None and n.referenced.hash in assigned
-                for n in amount.walk_preorder()):
-            return None
-        delta = self.expr(amount, env) if amount is not None else Const(1)
-        if delta is None or isinstance(delta, Ptr):
-            return None
-        delta = mul(delta, Const(_size(old.ptype) or 1))
-        return delta if op == "+" else Op.make("-", Const(0), delta)
+        delta = mul(found[1], Const(_size(old.ptype) or 1))
+        return delta if found[0] == "+" else Op.make("-", Const(0), delta)
 
     def _loop_parts(self, c):
         kids = list(c.get_children())
@@ -1113,6 +1125,22 @@ def _assigned_vars(c) -> dict:
                     and ref.type.kind != T.LVALUEREFERENCE:
                 out[ref.hash] = t.spelling
     return out
+
+
+def _one_step(c, body, inc, key, assigned):
+    """(op, amount cursor or None) of the variable's only assignment in loop c, where it is a step
+    (`x += e`, `x <<= 1`, `++x`) at the top level of the body or in the increment and `e` is not
+    assigned in the loop; else None."""
+    steps = [s for s in ([inc] if inc is not None else []) +
+             (list(body.get_children()) if body is not None and body.kind == K.COMPOUND_STMT else [])
+             if (r := _step_of(_strip(s))) and r[0] == key]
+    if len(steps) != 1 or _assignments(c, key) != 1:
+        return None
+    _, op, amount = _step_of(_strip(steps[0]))
+    if amount is not None and any(n.kind in _LOADS_OR_CALLS or n.kind == K.DECL_REF_EXPR and n.referenced is not None
+                                  and n.referenced.hash in assigned for n in amount.walk_preorder()):
+        return None  # not the same amount every iteration (or reading it would record an access)
+    return op, amount
 
 
 def _assignments(c, key) -> int:
