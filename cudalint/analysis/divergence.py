@@ -35,13 +35,9 @@ def divergences(ctx, kernel: Kernel) -> list[Divergence]:
             ctx.skipped.append((f"barrier divergence in {kernel.name}", "file time budget spent"))
             break
         for shapes in shape_sets(ctx, kernel):
-            found = [_check(kernel, b, geom, ctx.settings.solver_timeout_ms, ctx) for geom in shapes.geometries[:1]]
-            for geom in shapes.geometries[1:]:
-                if not found[-1]:
-                    break
-                found.append(_check(kernel, b, geom, ctx.settings.solver_timeout_ms, ctx))
-            if found and all(found):
-                out.append(found[0])
+            d = shapes.under_every(lambda geom: _check(kernel, b, geom, ctx.settings.solver_timeout_ms, ctx))
+            if d:
+                out.append(d)
                 break
     return out
 

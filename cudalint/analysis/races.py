@@ -15,7 +15,7 @@ import z3
 
 from cudalint.analysis.aliasing import Alias, aliased_view, aliases
 from cudalint.analysis.geometry import Geometry, Thread
-from cudalint.analysis.shapes import shape_sets
+from cudalint.analysis.shapes import declared_bytes, shape_sets
 from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
 from cudalint.analysis.threads import loop_definition
 from cudalint.model import BLOCK, THREAD, Access, Barrier, Kernel, Op, Sym, syms
@@ -86,29 +86,12 @@ def _search(ctx, kernel: Kernel, pairs: list, found: dict, budget: int) -> int:
             ctx.skipped.append((f"races in {kernel.name}", "pair budget or file time budget spent"))
             return budget
         for shapes in sets:
-            race = _race_in_every(shapes, lambda g: _check_pair(kernel, i, j, g, (block_iv, warp_iv, grid_iv),
-                                                                settings.solver_timeout_ms, ctx, memo))
+            race = shapes.under_every(lambda g: _check_pair(kernel, i, j, g, (block_iv, warp_iv, grid_iv),
+                                                            settings.solver_timeout_ms, ctx, memo))
             if race is not None:
                 found.setdefault((race.kind == "global", race.second.loc.line), race)
                 break
     return budget
-
-
-def _race_in_every(shapes, race_at):
-    """The race under the first geometry of the set, if there is one under each of them (a
-    guessed shape decides nothing on its own). The largest is asked first: most pairs race
-    nowhere, and it is the likeliest to show that."""
-    if not shapes.geometries:
-        return None
-    order = shapes.geometries[::-1] if shapes.guessed else shapes.geometries
-    found = [race_at(g) for g in order[:1]]
-    if found[0] is None:
-        return None
-    for g in order[1:]:
-        found.append(race_at(g))
-        if found[-1] is None:
-            return None
-    return found[-1] if shapes.guessed else found[0]
 
 
 def _unaliased(race: Race, kernel: Kernel, view: Kernel, alias: Alias) -> Race:
@@ -369,10 +352,8 @@ def _block_id(th):
 def _in_bounds(o, acc: Access, th):
     """Within the array, and each subscript within its extent (`s[ty][tx]` with tx past the row
     is an out-of-bounds access, another bug, and no witness for this one)."""
-    size = acc.array.elem_size
-    for d in acc.array.dims:
-        size *= d
-    facts = [o >= 0] + ([o + acc.width <= size] if acc.array.dims and size > 0 else [])
+    size = declared_bytes(acc.array)
+    facts = [o >= 0] + ([o + acc.width <= size] if size else [])
     for index, extent in acc.bounds:
         i = th.term(index)
         facts += [i >= 0, i < extent]

@@ -34,6 +34,19 @@ class ShapeSet:
     geometries: tuple
     guessed: bool
 
+    def under_every(self, ask):
+        """ask(geometry)'s answer under the first (smallest) geometry, if every geometry of the
+        set gives one, else None: a guessed shape decides nothing on its own. Guessed shapes are
+        asked largest first: most questions have no answer anywhere, and the largest is the
+        likeliest to show that."""
+        order = self.geometries[::-1] if self.guessed else self.geometries
+        answers = []
+        for g in order:
+            answers.append(ask(g))
+            if not answers[-1]:
+                return None
+        return (answers[-1] if self.guessed else answers[0]) if answers else None
+
 
 def shape_sets(ctx, kernel: Kernel) -> list[ShapeSet]:
     return ctx.shared(("shape-sets", kernel.name, kernel.usr), lambda: _shape_sets(ctx, kernel))
@@ -132,7 +145,7 @@ def _supported(ctx, kernel: Kernel, geom: Geometry) -> bool:
     end through pointer arithmetic, at an address fixed by thread coordinates and loop counters
     (an index read from data, or an argument, says nothing of the shape)."""
     for e in kernel.events:
-        if not isinstance(e, Access) or not (e.bounds or _size(e.array)):
+        if not isinstance(e, Access) or not (e.bounds or declared_bytes(e.array)):
             continue
         if any(s.origin not in ("builtin", "loop") for x in (e.offset, *(i for i, _ in e.bounds)) for s in syms(x)):
             continue
@@ -143,7 +156,7 @@ def _supported(ctx, kernel: Kernel, geom: Geometry) -> bool:
     return True
 
 
-def _size(array) -> int:
+def declared_bytes(array) -> int:
     """Bytes of a declared array (0 where its extents are unknown)."""
     if not array.dims or array.dynamic or any(d <= 0 for d in array.dims):
         return 0
@@ -171,9 +184,9 @@ def _overrun_query(kernel: Kernel, acc: Access, geom: Geometry, ints: bool):
     for index, extent in acc.bounds:
         i = th.term(index)
         overruns.append(z3.Or(i < 0, i >= extent))
-    if _size(acc.array):
+    if declared_bytes(acc.array):
         o = th.term(acc.offset)
-        overruns.append(z3.Or(o < 0, o + acc.width > _size(acc.array)))
+        overruns.append(z3.Or(o < 0, o + acc.width > declared_bytes(acc.array)))
     s = solver(ints)
     s.add(*facts, *th.side, z3.Or(*overruns))
     return s

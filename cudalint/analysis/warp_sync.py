@@ -171,9 +171,9 @@ def per_call(ctx, kernel: Kernel, wanted, question, what: str, encodings=(True, 
             ctx.skipped.append((f"{what} in {kernel.name}", "file time budget spent"))
             break
         for shapes in shape_sets(ctx, kernel):
-            found = [_answer(ctx, kernel, call, geom, question, encodings) for geom in shapes.geometries]
-            if found and all(found):
-                out.append(found[0])
+            found = shapes.under_every(lambda geom: _answer(ctx, kernel, call, geom, question, encodings))
+            if found:
+                out.append(found)
                 break
     return out
 

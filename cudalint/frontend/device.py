@@ -1103,27 +1103,32 @@ def _group_barrier(t) -> str | None:
 _STEP_OPS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "<<=": "<<", ">>=": ">>"}
 
 
+def _assignment_targets(c):
+    """The variable cursor each assignment (=, op=, ++, --) inside statement c writes, where the
+    target is a plain variable."""
+    for n in c.walk_preorder():
+        k = n.kind
+        if k not in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR, K.UNARY_OPERATOR):
+            continue
+        op = operator(n)
+        if k == K.BINARY_OPERATOR and op != "=" or \
+                k == K.UNARY_OPERATOR and op not in ("pre++", "pre--", "post++", "post--"):
+            continue
+        kids = list(n.get_children())
+        t = _strip(kids[0]) if kids else None
+        if t is not None and t.kind == K.DECL_REF_EXPR and t.referenced is not None:
+            yield t
+
+
 def _assigned_vars(c) -> dict:
     """Local variables (by declaration hash) assigned anywhere inside a loop statement."""
     out = {}
-    for n in c.walk_preorder():
-        k = n.kind
-        if k in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR, K.UNARY_OPERATOR):
-            op = operator(n)
-            if k == K.BINARY_OPERATOR and op != "=":
-                continue
-            if k == K.UNARY_OPERATOR and op not in ("pre++", "pre--", "post++", "post--"):
-                continue
-            kids = list(n.get_children())
-            if not kids:
-                continue
-            t = _strip(kids[0])
-            ref = t.referenced if t.kind == K.DECL_REF_EXPR else None
-            # a `__shared__` scalar or a reference names memory: assigning it is a store, not a
-            # new value of a local variable
-            if ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL) and not _memory_scalar(ref) \
-                    and ref.type.kind != T.LVALUEREFERENCE:
-                out[ref.hash] = t.spelling
+    for t in _assignment_targets(c):
+        ref = t.referenced
+        # a `__shared__` scalar or a reference names memory: assigning it is a store, not a
+        # new value of a local variable
+        if ref.kind in (K.VAR_DECL, K.PARM_DECL) and not _memory_scalar(ref) and ref.type.kind != T.LVALUEREFERENCE:
+            out[ref.hash] = t.spelling
     return out
 
 
@@ -1144,19 +1149,8 @@ def _one_step(c, body, inc, key, assigned):
 
 
 def _assignments(c, key) -> int:
-    """How many assignments (=, op=, ++, --) inside statement c write the variable `key`."""
-    count = 0
-    for n in c.walk_preorder():
-        if n.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR, K.UNARY_OPERATOR):
-            op = operator(n)
-            if n.kind == K.BINARY_OPERATOR and op != "=" or \
-                    n.kind == K.UNARY_OPERATOR and op not in ("pre++", "pre--", "post++", "post--"):
-                continue
-            kids = list(n.get_children())
-            t = _strip(kids[0]) if kids else None
-            count += t is not None and t.kind == K.DECL_REF_EXPR and t.referenced is not None and \
-                t.referenced.hash == key
-    return count
+    """How many assignments inside statement c write the variable `key`."""
+    return sum(t.referenced.hash == key for t in _assignment_targets(c))
 
 
 def _induction(inc, body, cond):
