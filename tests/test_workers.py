@@ -11,7 +11,7 @@ import sys
 import time
 
 import cudalint.engine as engine
-from workflow_helpers import BUGGY, REPO, run, work  # noqa: F401
+from workflow_helpers import BUGGY, run, work  # noqa: F401
 
 _real_analyze = engine.analyze_file
 
@@ -112,8 +112,11 @@ def test_ctrl_c_stops_a_parallel_run_kills_workers_and_keeps_the_cache(tmp_path)
     argv = [sys.executable, "-c", _HANGING_RUN, "--cuda-mode", "shim", "--cache-dir", str(cache), "-j2",
             "--file-budget", "3600", "-q", "bug.cu", "hang.cu"]
     proc = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, env={**os.environ, "PYTHONPATH": str(REPO)})
-    _wait_for(lambda: (tmp_path / "hang.cu.started").exists() and list(cache.rglob("*.json")))
+                            start_new_session=True)  # the installed cudalint (rules/ maps to cudalint.rules)
+    def hanging_with_bug_cached() -> bool:
+        assert proc.poll() is None, proc.communicate()[1].decode()  # it died: say why, do not wait
+        return (tmp_path / "hang.cu.started").exists() and bool(list(cache.rglob("*.json")))
+    _wait_for(hanging_with_bug_cached)
     workers = _children(proc.pid)
     assert workers
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C does: the whole foreground group
