@@ -21,6 +21,7 @@ class LaunchFact:
     grid: tuple | None
     path: str
     line: int
+    arg_values: tuple = ()  # per argument, the integer the launch passes, else None
 
     def describe(self) -> str:
         return f"the launch at {self.path}:{self.line}"
@@ -33,7 +34,7 @@ def facts_of(model) -> tuple:
         if launch.kernel_usr and constant_block(launch):
             grid = launch.grid if launch.grid and all(v is not None for v in launch.grid) else None
             out.add(LaunchFact(launch.kernel_usr, launch.kernel, tuple(launch.block), grid,
-                               launch.loc.path, launch.loc.line))
+                               launch.loc.path, launch.loc.line, launch.arg_values))
     return tuple(sorted(out, key=_order))
 
 
@@ -70,4 +71,4 @@ def second_pass(results, settings) -> dict:
 
 
 def _order(f: LaunchFact):
-    return (f.kernel_usr, f.path, f.line, f.block, f.grid or ())
+    return (f.kernel_usr, f.path, f.line, f.block, f.grid or (), tuple((v is None, v or 0) for v in f.arg_values))

@@ -212,6 +212,7 @@ class Launch:
     args_text: tuple[str, ...]
     block_args: tuple = ()  # per axis, the index of the kernel argument that passes the same
     # variable as that block component (`dim3 b(32, k); f<<<g, b>>>(x, k)`), else None
+    arg_values: tuple = ()  # per argument, its integer value where the host source fixes it, else None
 
 
 # ---------------------------------------------------------------------------- host side

@@ -20,7 +20,7 @@ def _found(results):
 
 def test_a_kernel_alone_is_checked_under_guessed_shapes():
     results = analyze_all([KERNELS], Settings(cuda_mode="shim"), jobs=1)
-    assert _found(results) == [("kernels.cu", 7, "CUDA201")]
+    assert _found(results) == [("kernels.cu", 7, "CUDA201"), ("kernels.cu", 26, "CUDA204")]
     assert "blockDim guessed" in results[0].findings[0].message
 
 
@@ -28,8 +28,15 @@ def test_launches_in_another_file_replace_the_guess():
     results = analyze_all([KERNELS, MAIN], Settings(cuda_mode="shim"), jobs=1)
     assert _found(results) == [("kernels.cu", 15, "CUDA201")]
     finding = results[0].findings[0]
-    assert f"blockDim=(512, 1, 1) from the launch at {MAIN}:12" in finding.message
+    assert f"blockDim=(512, 1, 1) from the launch at {MAIN}:13" in finding.message
     assert ("block_dim", "512,1,1") in finding.properties
+
+
+def test_integer_arguments_of_a_launch_in_another_file_are_used():
+    """tail_stage returns early for i >= len: divergent for a len of any value, not for main.cu's
+    4096 with 256-thread blocks."""
+    results = analyze_all([KERNELS, MAIN], Settings(cuda_mode="shim"), jobs=1)
+    assert ("kernels.cu", 26, "CUDA204") not in _found(results)
 
 
 def test_file_order_and_jobs_do_not_change_the_result():

@@ -24,6 +24,7 @@ class Geometry:
     tried: bool = False  # block is one of tried_blocks(), standing in for an open blockDim
     tied: tuple = ()  # (axis index, parameter name): the launch passes blockDim there as that argument
     alternatives: tuple = ()  # for a tried block: every shape tried that the kernel supports
+    args: tuple = ()  # (parameter name, value): the integer arguments the launch fixes
 
     def properties(self) -> tuple:
         """Typed facts of the geometry for findings: the block and grid used, and whence."""
@@ -63,9 +64,16 @@ def geometries(model: FileModel, kernel: Kernel, block_dims: dict | None = None,
     found = _launch_geometries(model, kernel, block_dims)
     elsewhere = [f for f in external if f.kernel_usr == kernel.usr]
     if elsewhere and all(g.block is None or None in g.block for g in found):
-        found = [_pin_unused_axes(kernel, Geometry(f.block, f.grid, f.describe(), kernel.launch_bounds or 1024))
+        found = [_pin_unused_axes(kernel, Geometry(f.block, f.grid, f.describe(), kernel.launch_bounds or 1024,
+                                                   args=fixed_arguments(kernel, f.arg_values)))
                  for f in elsewhere]
     return [replace(g, grid=grid) for g in found] if grid else found
+
+
+def fixed_arguments(kernel: Kernel, values: tuple) -> tuple:
+    """(parameter, value) for the kernel's arguments whose values the launch fixes."""
+    return tuple((kernel.params[i], v) for i, v in enumerate(values)
+                 if v is not None and i < len(kernel.params) and -2**31 <= v < 2**32)
 
 
 def pinned(dims: dict | None, kernel: Kernel):
@@ -82,23 +90,25 @@ def _launch_geometries(model: FileModel, kernel: Kernel, block_dims: dict | None
         return [Geometry(block, None, "configuration")]
     if kernel.block_dim_comment:
         return [Geometry(kernel.block_dim_comment, None, "a `cudalint: block-dim` comment")]
-    found, symbolic = [], False
+    found, symbolic = [], set()  # symbolic: the fixed arguments of the launches with an open blockDim
     for launch in launches_of(model, kernel):
-        if launch.block is None or all(v is None for v in launch.block) or \
-                any(v is not None and not 0 < v <= m for v, m in zip(launch.block, MAX_BLOCK)):  # not a launch CUDA runs
-            symbolic = True
+        if launch.block is None or all(v is None for v in launch.block):
+            symbolic.add(fixed_arguments(kernel, launch.arg_values))
+            continue
+        if any(v is not None and not 0 < v <= m for v, m in zip(launch.block, MAX_BLOCK)):
+            symbolic.add(())  # not a launch CUDA runs
             continue
         grid = launch.grid if launch.grid and not all(v is None for v in launch.grid) else None
         tied = tuple((axis, kernel.params[i]) for axis, i in enumerate(launch.block_args)
                      if i is not None and i < len(kernel.params) and launch.block[axis] is None)
         g = Geometry(launch.block, grid, f"the launch at line {launch.loc.line}",
-                     kernel.launch_bounds or 1024, tied=tied)
-        if all(g.block != f.block or g.grid != f.grid for f in found):
+                     kernel.launch_bounds or 1024, tied=tied, args=fixed_arguments(kernel, launch.arg_values))
+        if all((g.block, g.grid, g.args) != (f.block, f.grid, f.args) for f in found):
             found.append(g)
     limit = kernel.launch_bounds or 1024
     source = f"__launch_bounds__({kernel.launch_bounds})" if kernel.launch_bounds else "no constant launch found"
     if symbolic or not found:
-        found.append(Geometry(None, None, source, limit))
+        found += [Geometry(None, None, source, limit, args=args) for args in sorted(symbolic or {()})]
     return [_pin_unused_axes(kernel, g) for g in found]
 
 
@@ -210,9 +220,13 @@ class Thread:
                 # an open grid size is derived from the problem size: generic, as arguments are
                 return self.num(generic_value(s.name, self.generic))
             return self.fresh(s.name)
-        for axis, param in self.geom.tied:  # the argument that carries this blockDim component
-            if s.origin == "param" and s.name == param:
-                return self.var(Sym(f"blockDim.{AXES[axis]}", 0, "builtin"))
+        if s.origin == "param":
+            for axis, param in self.geom.tied:  # the argument that carries this blockDim component
+                if s.name == param:
+                    return self.var(Sym(f"blockDim.{AXES[axis]}", 0, "builtin"))
+            for param, v in self.geom.args:  # the value the launch passes
+                if s.name == param:
+                    return self.num(v)
         if self.generic is not None and s.scope == UNIFORM and s.origin in ("param", "value"):
             return self.num(HUGE if s.name == self.huge else generic_value(s.name, self.generic))
         split = self.split if s.origin == "builtin" else self.value_split

@@ -25,6 +25,9 @@ _GRID_DIM_COMMENT = re.compile(_DIM_COMMENT.format("grid"))
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*([^,()]+)")
 _SCOPES = {K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL, K.CLASS_DECL, K.STRUCT_DECL,
            K.CLASS_TEMPLATE}
+_INTEGER_TYPES = {getattr(ci.TypeKind, n) for n in (
+    "BOOL", "CHAR_U", "UCHAR", "USHORT", "UINT", "ULONG", "ULONGLONG", "CHAR_S", "SCHAR", "SHORT",
+    "INT", "LONG", "LONGLONG", "ENUM")}
 _FUNCS = {K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR}
 
 
@@ -209,8 +212,17 @@ def _launch(call, src, folder, cases=None):
     launch = Launch(kernel=call.spelling, kernel_usr=ref.get_usr() if ref is not None else "",
                     template_args=targs, grid=grid, block=block, shared_bytes=shmem, loc=src.loc(call),
                     args_text=tuple(src.text(a) for a in call.get_arguments()),
-                    block_args=_block_args(cfg_args[1], call) if len(cfg_args) > 1 else ())
+                    block_args=_block_args(cfg_args[1], call) if len(cfg_args) > 1 else (),
+                    arg_values=tuple(_int_argument(a, folder, cases) for a in call.get_arguments()))
     return launch, (ref if ref is not None and targs else None)
+
+
+def _int_argument(c, folder, cases):
+    """The value of an integer (or enum, or bool) kernel argument the host source fixes."""
+    kind = c.type.get_canonical().kind
+    if kind not in _INTEGER_TYPES or c.extent.start.file is None:
+        return None
+    return folder.value(c, cases)
 
 
 def _int_or_default(c, default, folder, cases=None):
