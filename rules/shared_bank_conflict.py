@@ -98,7 +98,7 @@ def _fix(kernel, acc, geom, res, timeout_ms) -> str:
     stride = banks.affine_stride(res.offsets)
     if stride and stride % banks.WORD == 0 and stride > 0:
         unit = max(arr.elem_size, acc.width)
-        s = banks.best_stride(stride, acc.width, unit)
+        s = banks.best_stride(stride, banks.instruction_width(acc.width, acc.align), unit)
         if s and s % banks.WORD == 0:
             elems = f" ({s // arr.elem_size} elements of {arr.elem_size} bytes)" if arr.elem_size not in (0, 4) else ""
             return (f"consecutive lanes are {stride // banks.WORD} words apart; a stride of {s // banks.WORD} "
@@ -110,8 +110,11 @@ def _describe(acc, res) -> str:
     d = res.degree
     lanes = ", ".join(str(x) for x in d.lanes[:4]) + (", …" if len(d.lanes) > 4 else "")
     where = f"lanes {lanes} of warp {res.warp}"
+    moved = banks.instruction_width(acc.width, acc.align)
     if d.phase_size < banks.WARP:
-        where += f" (one {_PHASE.get(d.phase_size, f'{d.phase_size}-lane')} phase of {'an' if acc.width == 8 else 'a'} {acc.width}-byte access)"
+        where += f" (one {_PHASE.get(d.phase_size, f'{d.phase_size}-lane')} phase of {'an' if moved == 8 else 'a'} {moved}-byte access)"
+    if moved < acc.width:
+        where += f" (the {acc.width}-byte `{acc.type_name or 'value'}` moves in {moved}-byte parts, each conflicting alike)"
     return f"{where} touch {d.degree} different words of bank {d.bank}"
 
 

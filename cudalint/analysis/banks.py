@@ -49,6 +49,19 @@ MAX_COMBOS = 512  # iteration combinations of nested loops
 _MASK = (1 << 64) - 1
 
 
+def instruction_width(width: int, align: int) -> int:
+    """Bytes one shared-memory instruction moves for an access of `width` bytes aligned to
+    `align`: a naturally aligned scalar or vector moves at once; a wider type (a float3, a
+    struct) moves in parts of its alignment (three 4-byte loads for a float3). Each part
+    shifts every lane by the same number of banks, so all parts conflict alike."""
+    if width in (1, 2, 4, 8, 16) and align >= width:
+        return width
+    part = min(max(align, 1), 16)
+    while part > 1 and width % part:
+        part //= 2
+    return part
+
+
 def phase_lanes(width: int) -> int:
     """How many lanes one phase of a `width`-byte shared access serves (32, 16 or 8)."""
     if width <= 4:
@@ -296,7 +309,7 @@ def analyze(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int = 2000)
                 offs = _sampled(acc.offset, envs, unbound)
                 if offs is None:
                     continue  # relative offsets change with the uniform symbols: not claimable
-            d = _shifted_degree(offs, acc.width, degrees)
+            d = _shifted_degree(offs, instruction_width(acc.width, acc.align), degrees)
             lows.append(d.degree)
             candidates.append((d, w, at, offs, len(offs) == len(lanes) == WARP, tuple(sorted(unbound)), envs))
     if not candidates:
