@@ -62,6 +62,21 @@ class Ptr:
     bounds: tuple = ()  # (index Expr, extent) of each subscript of a declared array so far
 
 
+def _fixed_truth(cond) -> bool | None:
+    """The truth of a condition over constants alone, else None."""
+    if isinstance(cond, Const):
+        return bool(cond.value)
+    if not isinstance(cond, Op) or next(syms(cond), None) is not None:
+        return None
+    import z3
+    from cudalint.symbolic import NeedsBitVectors, as_bool, to_z3
+    try:
+        v = z3.simplify(as_bool(to_z3(cond, None, ints=True)))
+    except (NeedsBitVectors, z3.Z3Exception, ZeroDivisionError):
+        return None
+    return True if z3.is_true(v) else False if z3.is_false(v) else None
+
+
 class _Return(Exception):
     pass
 
@@ -410,7 +425,13 @@ class KernelBuilder:
             env.update(then_env)
             self.guard.append(cond)
         else:
-            self.merge(env, then_env, else_env, cond)
+            # `if (a > 10)` with a = 10, `if (blockSize >= 512)`: the dead branch's events carry
+            # a false guard, and its assignments are not merged in
+            fixed = _fixed_truth(cond)
+            if fixed is None:
+                self.merge(env, then_env, else_env, cond)
+            else:
+                env.update(then_env if fixed else else_env)
 
     def _branch(self, c, env, cond) -> bool:
         """Run a branch under `cond`; True when it always leaves (return/break/continue)."""
@@ -880,7 +901,22 @@ class KernelBuilder:
         if not name:
             return None
         bits = t.get_offset(name)
-        return bits // 8 if bits is not None and bits >= 0 else None
+        if bits is not None and bits >= 0:
+            return bits // 8
+        at = 0  # a field of a base class: bases are laid out first, in order (no virtual bases)
+        for base in t.get_declaration().get_children():
+            if base.kind != K.CXX_BASE_SPECIFIER:
+                continue
+            bt = base.type.get_canonical()
+            size, align = bt.get_size(), max(bt.get_align(), 1)
+            if size < 0 or base.is_virtual_base():
+                return None
+            at = (at + align - 1) // align * align
+            inner = KernelBuilder._field_offset(bt, name)
+            if inner is not None:
+                return at + inner
+            at += size
+        return None
 
     # ------------------------------------------------------------------ calls
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass
 
 import clang.cindex as ci
 
 from cudalint.frontend import clang as cx, prelude
-from cudalint.frontend.flags import base_args, file_args, resolve_mode
+from cudalint.frontend.flags import COMPAT_DIR, base_args, file_args, resolve_mode
 from cudalint.model import Diagnostic
 from cudalint.settings import Settings
 
@@ -74,11 +75,12 @@ def parse(path: str, settings: Settings) -> Parsed:
         return Parsed(path, "", None, "none", diags)
     mode, root = resolve_mode(settings)
     args = file_args(settings, path, mode, root)
+    extra = gpuverify_args(text)  # after the prelude PCH, which must come first
     opts = cx.KEEP_GOING | ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
     unsaved = [(path, text)] if problem else None
-    attempts = [args] + ([base_args(mode, root)] if base_args(mode, root) != args else [])
+    attempts = [args + extra] + ([base_args(mode, root) + extra] if base_args(mode, root) != args else [])
     if settings.pch and prelude.usable_for(text):
-        attempts.insert(0, args + prelude.pch_args(args))
+        attempts.insert(0, args + prelude.pch_args(args) + extra)
     tu = None
     for attempt in attempts:
         try:
@@ -101,6 +103,17 @@ def parse(path: str, settings: Settings) -> Parsed:
     if "-include-pch" in attempt:  # the PCH's headers are not listed by get_includes()
         headers |= set(prelude.headers_of(attempt[attempt.index("-include-pch") + 1]))
     return Parsed(path, text, tu, mode, diags, tuple(sorted(os.path.realpath(h) for h in headers)))
+
+
+_GPUVERIFY = re.compile(r"\b__(requires|ensures|invariant|global_invariant|requires_fresh_array|axiom|assume|"
+                        r"implies|enabled|(read|write)_offset_bytes|(read|write)_implies|uniform_(int|bool)|"
+                        r"distinct_(int|bool)|no_(read|write)|return_val_(int|bool)|assert)\s*\(")
+
+
+def gpuverify_args(text: str) -> list[str]:
+    """Kernels annotated for GPUVerify (`__requires(n > 0)`, `__invariant(...)`) parse with its
+    specification functions declared; other files are parsed as they are."""
+    return ["-include", str(COMPAT_DIR / "gpuverify.h")] if _GPUVERIFY.search(text) else []
 
 
 def _pch_rejected(tu) -> bool:
