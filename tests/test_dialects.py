@@ -20,3 +20,12 @@ def test_an_annotated_kernel_parses_and_is_checked():
 def test_files_without_annotations_are_parsed_as_they_are():
     assert gpuverify_args("__global__ void k(int* a) { a[0] = __assert_fail_count; }") == []
     assert gpuverify_args("__global__ void k(int n) {\n  __requires(n > 0);\n}")[0] == "-include"
+
+
+def test_a_pinned_block_beyond_cudas_limit_is_taken_as_given(tmp_path):
+    """GPUVerify's suites state shapes such as 2048 threads per block; a pinned shape is the
+    user's word, not a launch to second-guess."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int* a) {\n  a[threadIdx.x % 1024] = threadIdx.x;  // threads t and t + 1024 collide\n}\n")
+    pinned = analyze_file(str(src), Settings(cuda_mode="shim", block_dims={"*": (2048, 1, 1)}))
+    assert [(f.rule, f.line) for f in pinned.findings] == [("CUDA203", 2)]

@@ -258,7 +258,8 @@ class Thread:
         for i, a in enumerate(AXES):
             t, b = self.builtin("threadIdx", a), self.builtin("blockIdx", a)
             out += [t >= 0, t < bdim[i], b >= 0, b < gdim[i]]
-        out += [z3.And(d >= 1, d <= m) for d, m in zip(bdim, MAX_BLOCK)]
+        fixed = self.geom.block or (None, None, None)  # a shape the user pins is taken as given
+        out += [z3.And(d >= 1, d <= m) for d, m, v in zip(bdim, MAX_BLOCK, fixed) if v is None]
         if not (self.geom.block and all(v is not None for v in self.geom.block)):
             if not self.ints:
                 out += [z3.BVMulNoOverflow(bdim[0], bdim[1], True),

@@ -62,6 +62,46 @@ class Ptr:
     bounds: tuple = ()  # (index Expr, extent) of each subscript of a declared array so far
 
 
+def _stepped(start, op, step, trips):
+    """A progression's value after `trips` steps, where its shape says it; else None."""
+    if start is None or step is None or isinstance(start, Ptr) or isinstance(step, Ptr):
+        return None
+    if op in ("+", "-"):
+        return Op.make(op, start, mul(trips, step))
+    if op in ("<<", ">>") and step == Const(1):
+        return Op.make(op, start, trips)
+    return None
+
+
+_FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}
+
+
+def _trip_count(var, start, op, step, cond):
+    """How many times `for (var = start; var OP bound; var op= step)` runs, for a constant
+    positive step and a bound the loop does not change; else None."""
+    if var is None or start is None or not isinstance(step, Const) or step.value <= 0 or \
+            not isinstance(cond, Op) or cond.op not in _FLIPPED or len(cond.args) != 2:
+        return None
+    a, b = cond.args
+    rel, bound = (cond.op, b) if a == var else (_FLIPPED[cond.op], a) if b == var else (None, None)
+    if rel is None or var in set(syms(bound)) or isinstance(start, Ptr) or isinstance(bound, Ptr):
+        return None
+    s = step.value
+    span = {("+", "<"): (bound, start, s - 1), ("+", "<="): (bound, start, s), ("-", ">"): (start, bound, s - 1),
+            ("-", ">="): (start, bound, s), ("+", "!="): (bound, start, 0) if s == 1 else None}.get((op, rel))
+    if span is None:
+        return None
+    hi, lo, extra = span
+    moved = Op.make("+", Op.make("-", hi, lo), Const(extra)) if extra else Op.make("-", hi, lo)
+    return Op.make("max", moved if s == 1 else Op.make("/", moved, step), Const(0))
+
+
+def _leaves_early(body) -> bool:
+    """Whether a loop body can leave the loop other than by its condition (a thread-dependent
+    `break` or `return` makes the trip count differ between threads)."""
+    return body is not None and any(n.kind in (K.BREAK_STMT, K.RETURN_STMT, K.GOTO_STMT) for n in body.walk_preorder())
+
+
 def _fixed_truth(cond) -> bool | None:
     """The truth of a condition over constants alone, else None."""
     if isinstance(cond, Const):
@@ -472,6 +512,7 @@ class KernelBuilder:
         inner = dict(env)
         pointers = {}  # key -> (pointer before the loop, bytes it moves per iteration)
         derived = []  # (Sym, init, op, step) of variables other than the counter stepped each iteration
+        progressions = {}  # key -> (init, op, step) of the counter and of those variables
         for key, name in assigned.items():
             old = env.get(key)
             if isinstance(old, Ptr):
@@ -480,6 +521,7 @@ class KernelBuilder:
                 step_op = induction[1]
                 step = self.expr(induction[2], env) if induction[2] is not None else Const(1)
                 start = old if old is not None else self.fresh(name, UNIFORM, c)
+                progressions[key] = (start, step_op, step)
                 scope = _scope(start, step)
                 var_sym = Sym(f"{name}@{c.extent.start.line}", scope, "loop")
                 inner[key] = var_sym
@@ -488,6 +530,7 @@ class KernelBuilder:
                 if step_of is not None:  # stepped once per iteration beside the counter
                     sym = Sym(f"{name}@{c.extent.start.line}", _scope(old, step_of[1]), "loop")
                     derived.append((sym, old, *step_of))
+                    progressions[key] = (old, *step_of)
                     inner[key] = sym
                     continue
                 inner[key] = self.fresh(name, THREAD if old is None else max(_scope(old), BLOCK), c)
@@ -528,16 +571,24 @@ class KernelBuilder:
             has_block_barrier=any(isinstance(e, Barrier) and e.kind in ("block", "grid") for e in inside),
             has_warp_barrier=any(isinstance(e, Barrier) for e in inside), loc=self.loc(c),
             derived=tuple(derived))
-        for key, name in assigned.items():  # values after the loop are unknown
+        # After the loop, what moved by a loop-invariant step has moved a trip count times; the
+        # count is one for the loop, the same in every thread where the bounds are uniform.
+        uniform_exit = cond_e is not None and not _leaves_early(body)
+        trips = _trip_count(var_sym, start, step_op, step, cond_e) if uniform_exit else None
+        if trips is None:
+            trips = Op.make("max", self.fresh("trips", _scope(cond_e, start, step) if uniform_exit else THREAD, c),
+                            Const(0))
+        for key, name in assigned.items():
             old = inner.get(key)
-            if key in pointers and pointers[key][1] is not None:  # moved by a stride, a trip count times
+            if key in pointers and pointers[key][1] is not None:
                 before, stride = pointers[key]
-                trips = self.fresh("trips", _scope(cond_e, start, step) if cond_e is not None else THREAD, c)
                 env[key] = replace(before, offset=add(before.offset, mul(trips, stride)), extent=None)
             elif isinstance(old, Ptr):
                 env[key] = old
             else:
-                env[key] = self.fresh(name, _scope(old) if old is not None else THREAD, c)
+                env[key] = _stepped(*progressions[key], trips) if key in progressions else None
+                if env[key] is None:  # unknown
+                    env[key] = self.fresh(name, _scope(old) if old is not None else THREAD, c)
 
     def _derived_step(self, c, body, inc, key, env, assigned):
         """(op, step) where the variable's one assignment in the loop is a step by a loop-invariant
@@ -1172,8 +1223,7 @@ def _one_step(c, body, inc, key, assigned):
     """(op, amount cursor or None) of the variable's only assignment in loop c, where it is a step
     (`x += e`, `x <<= 1`, `++x`) at the top level of the body or in the increment and `e` is not
     assigned in the loop; else None."""
-    steps = [s for s in ([inc] if inc is not None else []) +
-             (list(body.get_children()) if body is not None and body.kind == K.COMPOUND_STMT else [])
+    steps = [s for s in ([inc] if inc is not None else []) + _top_statements(body)
              if (r := _step_of(_strip(s))) and r[0] == key]
     if len(steps) != 1 or _assignments(c, key) != 1:
         return None
@@ -1184,6 +1234,13 @@ def _one_step(c, body, inc, key, assigned):
     return op, amount
 
 
+def _top_statements(body) -> list:
+    """The statements at the top level of a loop body: a block's, or the body itself."""
+    if body is None:
+        return []
+    return list(body.get_children()) if body.kind == K.COMPOUND_STMT else [body]
+
+
 def _assignments(c, key) -> int:
     """How many assignments inside statement c write the variable `key`."""
     return sum(t.referenced.hash == key for t in _assignment_targets(c))
@@ -1191,9 +1248,7 @@ def _assignments(c, key) -> int:
 
 def _induction(inc, body, cond):
     """(var hash, step op, step cursor|None) for `i += s`, `s >>= 1`, `++i`, `i = i + s` ..."""
-    candidates = [inc] if inc is not None else []
-    if body is not None and body.kind == K.COMPOUND_STMT:
-        candidates += list(body.get_children())[::-1]
+    candidates = ([inc] if inc is not None else []) + _top_statements(body)[::-1]
     cond_vars = {n.referenced.hash for n in cond.walk_preorder()
                  if n.kind == K.DECL_REF_EXPR and n.referenced is not None} if cond is not None else None
     for cand in candidates:
