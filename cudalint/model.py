@@ -198,6 +198,16 @@ class Kernel:
     grid_dim_comment: tuple[int, int, int] | None = None  # from `// cudalint: grid-dim(...)`
     incomplete: bool = False  # parse errors inside the body: code is missing from the events
     builtins_read: tuple = ()  # threadIdx.x, blockIdx.y ... as the source reads them (sorted)
+    tickets: tuple = ()  # Ticket per atomic counter increment whose result the kernel uses
+    ticket_flags: tuple = ()  # (Sym name of a value loaded from a shared flag, ticket Sym name, compared value)
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """`t = atomicInc(&counter, n)` / `atomicAdd(&counter, 1)`: every caller draws a different t."""
+    name: str  # the Sym its result is
+    counter: str  # the counter's array
+    event: int  # index of the atomic access in the kernel's events
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 import z3
 
+from cudalint.analysis import tickets
 from cudalint.analysis.aliasing import Alias, aliased_view, aliases
 from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.shapes import declared_bytes, shape_sets
@@ -171,7 +172,7 @@ def _check_pair(kernel, i, j, geom, intervals, timeout, ctx, memo):
                 return r
         return None
     b = kernel.events[j]
-    if _candidate(kernel, a, b, BLOCK):
+    if _candidate(kernel, a, b, BLOCK) and not tickets.ordered(kernel, i, j):
         # only a grid-wide barrier (cooperative groups' grid.sync()) orders threads of two blocks
         across = grid_iv.pairings(i, j) if grid_iv.barriers else [Pairing(i, j, tuple((lid, ANY) for lid in a.loops))]
         for p in across:

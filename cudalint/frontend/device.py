@@ -18,7 +18,7 @@ from cudalint.frontend.clang import (CursorKind as K, TypeKind as T, const_int, 
                                      operator, tokens)
 from cudalint.frontend.warp_calls import warp_call
 from cudalint.model import (BLOCK, THREAD, UNIFORM, Access, Array, Barrier, Const, Kernel, Loc, Loop, Op,
-                            Stored, Sym, syms)
+                            Stored, Sym, Ticket, syms)
 
 AXES = ("x", "y", "z")
 BUILTIN_SCOPES = {"threadIdx": THREAD, "blockIdx": BLOCK, "blockDim": UNIFORM, "gridDim": UNIFORM}
@@ -236,6 +236,9 @@ class KernelBuilder:
         self._assigned_after: dict = {}  # function hash -> its locals assigned after declaration
         self.exits: list = []  # (guard, loops, loc) of each kernel-level return so far (see WarpSync)
         self.builtins_read: set = set()  # as written in the source (not those of cg's thread_rank())
+        self.tickets: list = []  # Ticket of each counter increment (cudalint.analysis.tickets)
+        self.flag_stores: dict = {}  # shared scalar -> [(ticket Sym, value)] it is set from, or None
+        self.ticket_flags: list = []  # (loaded Sym name, ticket Sym name, value compared with)
 
     # ------------------------------------------------------------------ entry
 
@@ -257,7 +260,8 @@ class KernelBuilder:
                       block_dim_comment=block_dim_comment, grid_dim_comment=grid_dim_comment,
                       builtins_read=tuple(sorted(self.builtins_read)),
                       template_args=tuple(template_args),
-                      is_template_pattern=is_pattern, usr=self.fn.get_usr())
+                      is_template_pattern=is_pattern, usr=self.fn.get_usr(),
+                      tickets=tuple(self.tickets), ticket_flags=tuple(self.ticket_flags))
 
     def _param_value(self, p):
         t = p.type.get_canonical()
@@ -301,12 +305,26 @@ class KernelBuilder:
         if w <= 0:
             return
         a = align if align is not None else _align(ptr.ptype)
+        if kind == "write" and ptr.array.space == "shared":
+            self._note_flag(ptr.array.name, stored)
         self.events.append(Access(
             array=ptr.array, offset=ptr.offset, width=w, align=a, kind=kind, loc=self.loc(c),
             guard=tuple(self.guard), loops=tuple(self.loop_stack), text=self.text_of(c),
             cast=ptr.cast, volatile=ptr.volatile or ptr.ptype.is_volatile_qualified(), via=self.via,
             type_name=ptr.ptype.spelling.replace("volatile ", "").replace("const ", ""), bounds=ptr.bounds,
             stored=self._stored(stored) if kind == "write" else None))
+
+    def _note_flag(self, array: str, value) -> None:
+        """Shared variables set only from a ticket comparison (`last = ticket == gridDim.x - 1`)."""
+        tickets = {t.name for t in self.tickets}
+        if isinstance(value, Op) and value.op == "==" and self.flag_stores.get(array, []) is not None:
+            a, b = value.args
+            if isinstance(b, Sym) and b.name in tickets:
+                a, b = b, a
+            if isinstance(a, Sym) and a.name in tickets and b.scope <= BLOCK:
+                self.flag_stores.setdefault(array, []).append((a.name, b))
+                return
+        self.flag_stores[array] = None
 
     def _stored(self, value):
         """What a store writes, where two threads' values can be compared: an expression of
@@ -704,6 +722,9 @@ class KernelBuilder:
         scope = {"local": THREAD, "shared": max(_scope(lv.offset), BLOCK)}.get(lv.array.space, _scope(lv.offset))
         value = self.fresh(lv.array.name, scope, c)
         self.loaded[value] = (lv.array, lv.offset)
+        sets = self.flag_stores.get(lv.array.name) if lv.array.space == "shared" else None
+        if sets and all(x == sets[0] for x in sets):
+            self.ticket_flags.append((value.name, *sets[0]))
         return value
 
     def decl_ref(self, c, env):
@@ -1012,7 +1033,11 @@ class KernelBuilder:
             vals = [self.expr(a, env) for a in args[1:]]
             if isinstance(target, Ptr):
                 self.record(target, "atomic", c)
-            return self.fresh(name, THREAD, c)
+            result = self.fresh(name, THREAD, c)
+            if isinstance(target, Ptr) and target.offset.scope == UNIFORM and \
+                    (name == "atomicInc" or name == "atomicAdd" and vals == [Const(1)]):
+                self.tickets.append(Ticket(result.name, target.array.name, len(self.events) - 1))
+            return result
         if name in _MEMCPY and len(args) == 3:
             return self._block_copy(name, args, env, c)
         if name.startswith("curand") and args and "curandState" in args[-1 if name == "curand_init" else 0].type.spelling:
