@@ -199,6 +199,7 @@ class Kernel:
     incomplete: bool = False  # parse errors inside the body: code is missing from the events
     builtins_read: tuple = ()  # threadIdx.x, blockIdx.y ... as the source reads them (sorted)
     tickets: tuple = ()  # Ticket per atomic counter increment whose result the kernel uses
+    loaded: frozenset = frozenset()  # names of the Syms that are values loaded from memory
     ticket_flags: tuple = ()  # (Sym name of a value loaded from a shared flag, ticket Sym name, compared value)
 
 

@@ -114,27 +114,51 @@ def _conflicting(a: Access, b: Access) -> bool:
     return True
 
 
-def _data_of(acc: Access) -> frozenset:
+def _data_of(kernel: Kernel, acc: Access) -> frozenset:
     """The loaded values (shared by a block or more) an offset is computed from: two offsets
     from different values (`dst[start_a + t]`, `dst[start_b + t]`) collide only through a relation
     between data that the code does not show."""
-    return frozenset(s for s in syms(acc.offset) if s.origin == "value" and s.scope >= BLOCK)
+    return frozenset(s for s in _offset_syms(kernel, acc) if s.origin == "value" and s.scope >= BLOCK)
 
 
-def _data_dependent(acc: Access, scope: int = THREAD) -> bool:
-    """The offset depends on values loaded or computed opaquely per thread (or per block)."""
-    return any(s.origin == "value" and s.scope >= scope for s in syms(acc.offset))
+def _data_dependent(kernel: Kernel, acc: Access, scope: int = THREAD) -> bool:
+    """The offset depends on values loaded or computed opaquely per thread (or per block),
+    directly or through where a loop around it starts (`for (i = peer.thread_rank(); ...)`)."""
+    return any(s.origin == "value" and s.scope >= scope for s in _offset_syms(kernel, acc))
+
+
+def _offset_syms(kernel: Kernel, acc: Access) -> set:
+    out = set(syms(acc.offset))
+    starts = {}
+    for lid in acc.loops:
+        loop = kernel.loops[lid]
+        if loop.var is not None:
+            starts[loop.var] = (loop.init, loop.step)
+        for sym, init, _, step in loop.derived:
+            starts[sym] = (init, step)
+    for s in list(out):
+        for e in starts.get(s, ()):
+            if e is not None:
+                out |= set(syms(e))
+    return out
 
 
 def _candidate(kernel: Kernel, a: Access, b: Access, scope: int = THREAD) -> bool:
-    """Accesses at data-dependent addresses race only as a read-modify-write (`if (d[v] > x)
-    d[v] = x`, `s[bin] += 1`): a scatter through an index array or a computed rank (`out[rank[i]]`,
+    """Accesses at data-dependent addresses race only as a read-modify-write at an address from
+    loaded data (`if (d[v] > x) d[v] = x`, `s[bin] += 1`): a scatter through an index array or a computed rank (`out[rank[i]]`,
     a merge position) is presumed a permutation, since the solver would pick colliding data
     that the program never holds. Across blocks, values each block computes opaquely
     (`fast_div_modulo(blockIdx.x, n)`) count as data too."""
-    if not (_data_dependent(a, scope) or _data_dependent(b, scope) or _data_of(a) != _data_of(b)):
+    if not (_data_dependent(kernel, a, scope) or _data_dependent(kernel, b, scope) or
+            _data_of(kernel, a) != _data_of(kernel, b)):
         return True
-    return any(w.kind == "write" and _read_then_written(kernel, w) for w in (a, b))
+    return any(w.kind == "write" and _from_memory(kernel, w) and _read_then_written(kernel, w) for w in (a, b))
+
+
+def _from_memory(kernel: Kernel, acc: Access) -> bool:
+    """The offset uses a value loaded from memory (a bin, a vertex), not only opaque results
+    (a user class's `thread_rank()`, an atomic's slot), which are presumed distinct per thread."""
+    return any(s.name in kernel.loaded for s in syms(acc.offset))
 
 
 def _read_then_written(kernel: Kernel, w: Access) -> bool:

@@ -236,6 +236,7 @@ class KernelBuilder:
         self._assigned_after: dict = {}  # function hash -> its locals assigned after declaration
         self.exits: list = []  # (guard, loops, loc) of each kernel-level return so far (see WarpSync)
         self.builtins_read: set = set()  # as written in the source (not those of cg's thread_rank())
+        self._callee_scopes: dict = {}  # USR -> scope of the results of calls not inlined
         self.tickets: list = []  # Ticket of each counter increment (cudalint.analysis.tickets)
         self.flag_stores: dict = {}  # shared scalar -> [(ticket Sym, value)] it is set from, or None
         self.ticket_flags: list = []  # (loaded Sym name, ticket Sym name, value compared with)
@@ -261,7 +262,8 @@ class KernelBuilder:
                       builtins_read=tuple(sorted(self.builtins_read)),
                       template_args=tuple(template_args),
                       is_template_pattern=is_pattern, usr=self.fn.get_usr(),
-                      tickets=tuple(self.tickets), ticket_flags=tuple(self.ticket_flags))
+                      tickets=tuple(self.tickets), ticket_flags=tuple(self.ticket_flags),
+                      loaded=frozenset(s.name for s in self.loaded))
 
     def _param_value(self, p):
         t = p.type.get_canonical()
@@ -538,7 +540,7 @@ class KernelBuilder:
             if induction and key == induction[0]:
                 step_op = induction[1]
                 step = self.expr(induction[2], env) if induction[2] is not None else Const(1)
-                start = old if old is not None else self.fresh(name, UNIFORM, c)
+                start = old if old is not None else self.fresh(name, THREAD, c)  # unknown: may differ per thread
                 progressions[key] = (start, step_op, step)
                 scope = _scope(start, step)
                 var_sym = Sym(f"{name}@{c.extent.start.line}", scope, "loop")
@@ -1055,7 +1057,9 @@ class KernelBuilder:
             p = self.expr(args[0], env)
             if isinstance(p, Ptr):
                 self.record(p, "read", c)
-                return self.fresh(p.array.name, _scope(p.offset), c)
+                value = self.fresh(p.array.name, _scope(p.offset), c)
+                self.loaded[value] = (p.array, p.offset)
+                return value
             return self.fresh(name, THREAD, c)
         if name in ("__mul24", "__umul24") and len(args) == 2:  # 24-bit multiply: indices fit
             a, b = self.expr(args[0], env), self.expr(args[1], env)
@@ -1094,7 +1098,11 @@ class KernelBuilder:
                 # a cooperative group's rank, ballot or shuffle differs by thread; its size does not
                 per_thread |= "cooperative_groups" in obj[0].type.get_canonical().spelling and \
                     name not in _GROUP_UNIFORM
-        scope = THREAD if per_thread else _scope(*[v for v in vals if v is not None])
+        scope = THREAD if per_thread else max(_scope(*[v for v in vals if v is not None]),
+                                                     _callee_scope(c.referenced, self._callee_scopes))
+        kind = _callee_barrier(c.referenced)
+        if kind:  # a user wrapper that always syncs (a multi-GPU group's sync())
+            self._barrier(kind, None, c)
         return self.fresh(name or "call", scope, c)
 
     def _block_copy(self, name, args, env, c):
@@ -1172,6 +1180,57 @@ def _linear(base: str, dims: str):
     x, y, z = (_builtin(base, a) for a in AXES)
     X, Y = _builtin(dims, "x"), _builtin(dims, "y")
     return add(x, mul(X, add(y, mul(Y, z))))
+
+
+_PER_THREAD_NAMES = {"threadIdx", "thread_rank", "laneid", "lane_id", "__lane_id", "__activemask", "clock",
+                     "clock64", "curand", "curand_uniform", "atomicAdd", "atomicInc", "atomicSub", "atomicExch",
+                     "atomicCAS", "atomicMin", "atomicMax"}
+
+
+def _callee_scope(ref, seen: dict, depth: int = 0) -> int:
+    """How widely the result of a call that is not inlined can differ, from what its body reads
+    (`seen`: a cache by USR): a method returning `grid.thread_rank()` differs by thread although
+    its object does not."""
+    if ref is None or depth > 2:
+        return UNIFORM
+    usr = ref.get_usr()
+    if usr in seen:
+        return seen[usr]
+    seen[usr] = UNIFORM  # recursion
+    definition = ref.get_definition() or ref
+    body = next((ch for ch in definition.get_children() if ch.kind == K.COMPOUND_STMT), None)
+    scope = UNIFORM
+    if body is not None:
+        tokens = {t.spelling for t in body.get_tokens()}
+        scope = THREAD if _PER_THREAD_NAMES & tokens else BLOCK if "blockIdx" in tokens else UNIFORM
+        for call in body.walk_preorder():
+            if scope == THREAD:
+                break
+            if call.kind == K.CALL_EXPR and call.referenced is not None:
+                scope = max(scope, _callee_scope(call.referenced, seen, depth + 1))
+    seen[usr] = scope
+    return scope
+
+
+def _callee_barrier(ref) -> str | None:
+    """The widest barrier a function not inlined always runs: one at the top level of its body
+    (`__syncthreads()`, `grid.sync()`), not under a condition or in a loop."""
+    definition = ref.get_definition() if ref is not None else None
+    body = next((ch for ch in definition.get_children() if ch.kind == K.COMPOUND_STMT), None) \
+        if definition is not None else None
+    found = []
+    for stmt in body.get_children() if body is not None else ():
+        call = _strip(stmt)
+        if call.kind != K.CALL_EXPR:
+            continue
+        kids = list(call.get_children())
+        callee = kids[0] if kids else None
+        if call.spelling in _BLOCK_BARRIERS:
+            found.append("block")
+        elif call.spelling in _GROUP_SYNCS and callee is not None and _strip(callee).kind == K.MEMBER_REF_EXPR:
+            obj = list(_strip(callee).get_children())
+            found.append(_group_barrier(obj[0].type) if obj else None)
+    return "grid" if "grid" in found else "block" if "block" in found else None
 
 
 def _group_extent(t, method: str):
