@@ -1035,7 +1035,12 @@ class KernelBuilder:
             vals = [self.expr(a, env) for a in args[1:]]
             if isinstance(target, Ptr):
                 self.record(target, "atomic", c)
-            result = self.fresh(name, THREAD, c)
+            if isinstance(target, Ptr) and name in ("atomicAdd", "atomicSub", "atomicOr", "atomicXor") and \
+                    vals[:1] == [Const(0)]:  # `atomicAdd(&x, 0)`: a read, the same value for every thread
+                value = self.fresh(target.array.name, _scope(target.offset), c)
+                self.loaded[value] = (target.array, target.offset)
+                return value
+            result = self.fresh(name, THREAD, c)  # each caller's own: presumed distinct
             if isinstance(target, Ptr) and target.offset.scope == UNIFORM and \
                     (name == "atomicInc" or name == "atomicAdd" and vals == [Const(1)]):
                 self.tickets.append(Ticket(result.name, target.array.name, len(self.events) - 1))
