@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass, field
 
 from cudalint import __version__
+from cudalint.columns import source_lines, to_code_points
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 EXIT_NOT_CHECKED = 2  # a file could not be fully checked (see cudalint.outcomes)
@@ -151,8 +152,8 @@ class RunInfo:
     def source(self, path: str) -> list[str]:
         if path not in self._sources:
             try:
-                with open(path, encoding="utf-8", errors="replace") as fh:
-                    self._sources[path] = fh.read().splitlines()
+                with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+                    self._sources[path] = source_lines(fh.read())
             except OSError:
                 self._sources[path] = []
         return self._sources[path]
@@ -234,6 +235,7 @@ def check(args) -> int:
         cache = Cache(args.cache_dir)
     with _Progress(len(files), enabled=not args.no_progress) as progress:
         results = analyze_all(files, settings, jobs, cache=cache, progress=progress.update)
+    results = to_code_points(results)
 
     run = RunInfo(color=False, quiet=args.quiet, files_checked=len(files))
     findings = _post_filter(results, rules, settings, config, args, run)
