@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from cudalint import __version__
 from cudalint.columns import source_lines, to_code_points
@@ -147,6 +148,7 @@ class RunInfo:
     suppressed: int = 0  # findings hidden by suppression comments
     baselined: int = 0  # findings matched by the baseline
     stale_baseline: int = 0  # baseline entries that matched nothing
+    root: Path = field(default_factory=Path.cwd)  # the project root (cudalint.project)
     _sources: dict = field(default_factory=dict)
 
     def source(self, path: str) -> list[str]:
@@ -237,12 +239,13 @@ def check(args) -> int:
         results = analyze_all(files, settings, jobs, cache=cache, progress=progress.update)
     results = to_code_points(results)
 
-    run = RunInfo(color=False, quiet=args.quiet, files_checked=len(files))
+    from cudalint.project import find_root
+    run = RunInfo(color=False, quiet=args.quiet, files_checked=len(files), root=find_root(paths[0], config))
     findings = _post_filter(results, rules, settings, config, args, run)
     if args.write_baseline:
         from cudalint import baseline
         try:
-            n = baseline.write(args.write_baseline, findings, run.source)
+            n = baseline.write(args.write_baseline, findings, run.source, run.root)
         except OSError as exc:
             return _error(f"cannot write {args.write_baseline}: {exc.strerror}")
         print(f"cudalint: wrote {n} finding{'s' if n != 1 else ''} to baseline {args.write_baseline}",
@@ -250,7 +253,7 @@ def check(args) -> int:
         return EXIT_USAGE if missing else EXIT_OK
     if baseline_entries is not None:
         from cudalint import baseline
-        findings, run.baselined, stale = baseline.apply(baseline_entries, findings, run.source, files)
+        findings, run.baselined, stale = baseline.apply(baseline_entries, findings, run.source, run.root, files)
         run.stale_baseline = len(stale)
         if stale:
             print(f"cudalint: {len(stale)} baseline entr{'ies' if len(stale) != 1 else 'y'} in {args.baseline} "

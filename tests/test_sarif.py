@@ -55,13 +55,13 @@ def test_one_finding(work, capsys, validator):
         "level": "error",
         "message": {"text": MSG.format(launch=8)},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": "src/bug.cu"},
+            "artifactLocation": {"uri": "src/bug.cu", "uriBaseId": "%SRCROOT%"},
             "region": {"startLine": 2, "startColumn": 14, "endLine": 2, "endColumn": 64}}}],
         "partialFingerprints": {"cudalint/v1": fingerprint("CUDA101", "src/bug.cu", KERNEL_LINE) + ":0"},
         "properties": {"name": "misaligned-vector-access", "category": "misaligned-access", "kernel": "k",
                        "confirmation": None},
         "relatedLocations": [{"id": 1, "message": {"text": "`in` declared here"},
-                              "physicalLocation": {"artifactLocation": {"uri": "src/bug.cu"},
+                              "physicalLocation": {"artifactLocation": {"uri": "src/bug.cu", "uriBaseId": "%SRCROOT%"},
                                                    "region": {"startLine": 1, "startColumn": 19}}}],
     }
 
@@ -125,8 +125,57 @@ def test_paths_are_relative_posix_and_escaped(work, capsys, validator):
     (d / "bug.cu").write_text(BUGGY)
     _, log = sarif(capsys, str(d / "bug.cu"))  # given as an absolute path
     valid(validator, log)
-    uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-    assert uri == "dir%20with%20space/sub/bug.cu"
+    loc = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert loc == {"uri": "dir%20with%20space/sub/bug.cu", "uriBaseId": "%SRCROOT%"}
+
+
+def _uris(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "uri":
+                yield v
+            else:
+                yield from _uris(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _uris(v)
+
+
+@pytest.mark.parametrize("git", [False, True])
+def test_uris_are_relative_to_the_project_root_from_a_subdirectory(work, capsys, validator, monkeypatch, git):
+    root = work / "repo" if git else work  # the repository, else the config file's directory
+    if git:
+        (root / ".git").mkdir(parents=True)
+    (root / "src" / "k").mkdir(parents=True)
+    (root / "src" / "k" / "bug.cu").write_text(BUGGY)
+    monkeypatch.chdir(root / "src")
+    _, log = sarif(capsys, "k/bug.cu")
+    valid(validator, log)
+    run_ = log["runs"][0]
+    assert run_["originalUriBaseIds"] == {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}}
+    assert run_["invocations"][0]["workingDirectory"] == {"uri": (root / "src").resolve().as_uri() + "/"}
+    [res] = run_["results"]
+    assert res["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "src/k/bug.cu",
+                                                                           "uriBaseId": "%SRCROOT%"}
+    assert res["partialFingerprints"]["cudalint/v1"] == fingerprint("CUDA101", "src/k/bug.cu", KERNEL_LINE) + ":0"
+
+
+def test_file_outside_the_root_gets_an_absolute_uri(work, capsys, validator, monkeypatch):
+    repo = work / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (work / "inc").mkdir()
+    (work / "inc" / "k.cuh").write_text(BUGGY.split("\nint main")[0] + "\n")
+    (repo / "main.cu").write_text('#include "../inc/k.cuh"\n\nint main() {\n  float *a = nullptr, *b = nullptr;\n'
+                                  "  k<<<1, 64>>>(a, b);\n  return 0;\n}\n")
+    monkeypatch.chdir(repo)
+    _, log = sarif(capsys, "main.cu", "../inc/k.cuh")
+    valid(validator, log)
+    [res] = log["runs"][0]["results"]
+    header = (work / "inc" / "k.cuh").resolve().as_uri()
+    assert res["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": header}
+    assert res["relatedLocations"][0]["physicalLocation"]["artifactLocation"] == {"uri": header}
+    uris = list(_uris(log))
+    assert uris and not [u for u in uris if u.startswith("..")]
 
 
 def test_parse_problems_become_notifications(work, capsys, validator):

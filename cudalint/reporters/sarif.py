@@ -2,7 +2,10 @@
 
 - `tool.driver.rules` lists every registered rule, with `help.text`/`help.markdown` from the rule's
   documentation; results point into it with `ruleId` and `ruleIndex`.
-- URIs are relative to the current directory, POSIX-style (run cudalint from the repository root).
+- Artifact URIs are relative to the project root (cudalint.project: the repository holding the
+  first path), with `uriBaseId` `%SRCROOT%`, which `run.originalUriBaseIds` maps to the root's
+  absolute `file:` URI; a file outside the root (a system header) gets its absolute `file:` URI.
+  No URI starts with `../`, wherever cudalint ran.
 - `partialFingerprints["cudalint/v1"]` is a hash of rule + path + the normalised text of the flagged
   line, plus `:n` for the n-th such finding: it survives code moving up or down the file.
 """
@@ -10,19 +13,32 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+from pathlib import Path
 from collections import Counter
 from urllib.parse import quote
 
-from cudalint.baseline import fingerprint, rel_path
+from cudalint.baseline import fingerprint
+from cudalint.project import project_path, relative
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/cudalint/cudalint"
 _PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendation"}
 
 
-def uri(path: str) -> str:
-    return quote(rel_path(path), safe="/:._-~")
+SRCROOT = "%SRCROOT%"
+
+
+def artifact_location(path: str, root) -> dict:
+    rel = relative(path, root)
+    if rel is None:
+        return {"uri": Path(os.path.abspath(path)).as_uri()}
+    return {"uri": quote(rel, safe="/._-~"), "uriBaseId": SRCROOT}
+
+
+def _directory_uri(path) -> str:
+    return Path(path).as_uri().rstrip("/") + "/"
 
 
 def _section(doc: str, title: str) -> str:
@@ -68,14 +84,14 @@ def render(findings, run) -> str:
     for f in findings:
         lines = run.source(f.path)
         text = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
-        fp = fingerprint(f.rule, f.path, text)
+        fp = fingerprint(f.rule, project_path(f.path, run.root), text)
         occ = occurrences[fp]
         occurrences[fp] += 1
         res = {
             "ruleId": f.rule,
             "level": f.severity,
             "message": {"text": f.message},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(f.path)},
+            "locations": [{"physicalLocation": {"artifactLocation": artifact_location(f.path, run.root),
                                                 "region": _region(f.line, f.column, f.end_line, f.end_column)}}],
             "partialFingerprints": {"cudalint/v1": f"{fp}:{occ}"},
             "properties": {
@@ -91,7 +107,7 @@ def render(findings, run) -> str:
         if f.related:
             res["relatedLocations"] = [
                 {"id": i, "message": {"text": r.message},
-                 "physicalLocation": {"artifactLocation": {"uri": uri(r.path)}, "region": _region(r.line, r.column)}}
+                 "physicalLocation": {"artifactLocation": artifact_location(r.path, run.root), "region": _region(r.line, r.column)}}
                 for i, r in enumerate(f.related, 1)]
         if f.confirmation:
             res["properties"]["confirmed"] = f.confirmation.status == "confirmed"
@@ -99,7 +115,7 @@ def render(findings, run) -> str:
     notifications = [{
         "level": "error" if d.severity == "error" else "warning",
         "message": {"text": d.message},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(d.path)},
+        "locations": [{"physicalLocation": {"artifactLocation": artifact_location(d.path, run.root),
                                             **({"region": _region(d.line, d.column)} if d.line else {})}}],
     } for d in run.diagnostics]
     log = {
@@ -113,8 +129,10 @@ def render(findings, run) -> str:
                 "informationUri": INFORMATION_URI,
                 "rules": [rule_descriptor(r) for r in rules],
             }},
+            "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(run.root)}},
             # false when a file was not fully checked: GitHub then shows the run as incomplete
-            "invocations": [{"executionSuccessful": not run.gaps, "toolExecutionNotifications": notifications}],
+            "invocations": [{"executionSuccessful": not run.gaps, "toolExecutionNotifications": notifications,
+                             "workingDirectory": {"uri": _directory_uri(os.getcwd())}}],
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],
