@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     cfg.add_argument("--config", metavar="FILE",
                      help="use this config file (pyproject.toml or cudalint.toml) instead of searching")
     cfg.add_argument("--isolated", action="store_true", help="ignore all configuration files")
+    cfg.add_argument("--show-settings", action="store_true",
+                     help="print the resolved settings, each with where it came from, and exit")
     cfg.add_argument("--exclude", action="append", default=[], metavar="GLOBS",
                      help="skip files matching these gitignore-style globs (comma-separated; adds to config)")
     cfg.add_argument("--force-exclude", action="store_true",
@@ -169,12 +171,23 @@ def _use_color(stream, to_file: bool) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def _check_positive(args) -> None:
-    """The command line is held to the same limits as the config file."""
-    for flag, value, low in (("--file-budget", args.file_budget, 0), ("--solver-timeout", args.solver_timeout, 0),
-                             ("--min-bank-conflict-degree", args.min_bank_conflict_degree, 1)):
-        if value is not None and value <= low:
-            raise ValueError(f"{flag} {value:g}: must be more than {low}")
+_CHECKED_FLAGS = (("--file-budget", "file_budget", "file-budget-s"), ("--solver-timeout", "solver_timeout", "solver-timeout-ms"),
+                  ("--min-bank-conflict-degree", "min_bank_conflict_degree", "min-bank-conflict-degree"),
+                  ("--cuda-path", "cuda_path", "cuda-path"), ("--jobs", "jobs", "jobs"))
+
+
+def _check_flags(args) -> None:
+    """The command line is held to the same limits as the config file (cudalint.config)."""
+    from cudalint.config import check_value
+    for flag, attr, key in _CHECKED_FLAGS:
+        value = getattr(args, attr)
+        if value is None:
+            continue
+        try:
+            check_value(key, value, Path.cwd())
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{flag} {value:g}: {exc}" if isinstance(value, (int, float))
+                             else f"{flag} {value}: {exc}") from None
 
 
 def _error(msg: str) -> int:
@@ -205,9 +218,11 @@ def check(args) -> int:
     from cudalint.reporters import reporter
     from cudalint.reporters.text import summary
 
+    from cudalint.project import find_root
     paths = args.paths or ["."]
     try:
         config = resolve_config(paths, args.config, args.isolated)
+        _check_flags(args)
         settings = settings_from_args(args, config)
         rules = selected(settings.select, settings.ignore)  # validates codes before any work
         from cudalint.frontend.flags import resolve_mode
@@ -219,12 +234,18 @@ def check(args) -> int:
         if args.baseline:
             from cudalint import baseline
             baseline_entries = baseline.load(args.baseline)
-        _check_positive(args)
         jobs = args.jobs if args.jobs is not None else config.get("jobs", 0)
-        if jobs < 0:
-            raise ValueError(f"--jobs {jobs}: must be 0 (automatic) or more")
     except ValueError as exc:
         return _error(str(exc))
+    root = find_root(paths[0], config)
+    if args.show_settings:
+        from cudalint.show_settings import render
+        sys.stdout.write(render(args, config, settings, root, jobs))
+        return EXIT_OK
+    if args.verbose:
+        print(f"cudalint: config: {_config_line(config, args)}", file=sys.stderr)
+        print(f"cudalint: project root: {root}", file=sys.stderr)
+        print(f"cudalint: {_mode_line(settings)}", file=sys.stderr)
     files, problems = discover(paths, settings.extensions)
     files = _exclude(files, paths, config, _split(args.exclude), args.force_exclude)
     missing = [p for p in problems if p.endswith("no such file or directory")]
@@ -239,8 +260,7 @@ def check(args) -> int:
         results = analyze_all(files, settings, jobs, cache=cache, progress=progress.update)
     results = to_code_points(results)
 
-    from cudalint.project import find_root
-    run = RunInfo(color=False, quiet=args.quiet, files_checked=len(files), root=find_root(paths[0], config))
+    run = RunInfo(color=False, quiet=args.quiet, files_checked=len(files), root=root)
     findings = _post_filter(results, rules, settings, config, args, run)
     if args.write_baseline:
         from cudalint import baseline
@@ -279,8 +299,6 @@ def check(args) -> int:
     run.color = _use_color(out_stream, bool(args.output))
     run.diagnostics = diagnostics
     run.gaps = gaps(results)
-    if args.verbose:
-        print(f"cudalint: {_mode_line(settings)}", file=sys.stderr)
     if args.statistics:
         text = _statistics(findings) + summary(findings, run) + "\n" + _extra_summary(run)
     else:
@@ -324,12 +342,21 @@ def _print_diagnostics(results, args) -> None:
                   file=sys.stderr)
 
 
+def _config_line(config, args) -> str:
+    if args.isolated:
+        return "none (--isolated)"
+    if config.path is None:
+        return "none found (defaults)"
+    return f"{config.path}{' (--config)' if args.config else ''}"
+
+
 def _mode_line(settings) -> str:
     from cudalint.frontend.flags import resolve_mode, toolkit_version
     mode, root = resolve_mode(settings)
     if mode == "shim":
-        return "CUDA headers: cudalint's shim (no toolkit used)"
-    return f"CUDA headers: toolkit {toolkit_version(root) or '(version unknown)'} at {root}"
+        why = "" if settings.cuda_mode == "shim" else ", no toolkit found"
+        return f"cuda-mode {settings.cuda_mode}: CUDA headers from cudalint's shim{why}"
+    return f"cuda-mode {settings.cuda_mode}: CUDA headers from toolkit {toolkit_version(root) or '(version unknown)'} at {root}"
 
 
 def _extra_summary(run) -> str:
