@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def check(args) -> int:
     from cudalint.config import resolve_config
-    from cudalint.discover import discover
+    from cudalint.discover import discover, without_cuda
     from cudalint.engine import analyze_all
     from cudalint.outcomes import gaps
     from cudalint.registry import selected
@@ -248,6 +248,10 @@ def check(args) -> int:
         print(f"cudalint: {_mode_line(settings)}", file=sys.stderr)
     files, problems = discover(paths, settings.extensions)
     files = _exclude(files, paths, config, _split(args.exclude), args.force_exclude)
+    files, no_cuda = without_cuda(files, paths, settings.extensions)
+    if args.verbose:
+        for f in no_cuda:
+            print(f"{f}: skipped: no CUDA code in it (not a {'/'.join(settings.extensions)} file)", file=sys.stderr)
     missing = [p for p in problems if p.endswith("no such file or directory")]
     for p in problems:
         print(f"cudalint: {p}", file=sys.stderr)
