@@ -22,7 +22,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cudalint",
         description="Static race, barrier, alignment, bank-conflict and leak linter for CUDA sources.",
-        epilog="Other commands: `cudalint rules` lists the rules, `cudalint rule CODE` explains one.")
+        epilog="Other commands: `cudalint rules` lists the rules, `cudalint rule CODE` explains one, "
+               "`cudalint server` is a Language Server for editors (LSP over stdio).")
     p.add_argument("paths", nargs="*", help="files and directories to check (default: .)")
     p.add_argument("--version", action="version", version=f"cudalint {__version__}")
     out = p.add_argument_group("output")
@@ -201,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
         return _cmd_rules()
     if argv[:1] == ["rule"]:
         return _cmd_rule(argv[1:])
+    if argv[:1] == ["server"]:
+        from cudalint.server import main as serve
+        return serve(argv[1:])
     args = _parser().parse_args(argv)
     try:
         return check(args)
