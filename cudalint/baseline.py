@@ -1,6 +1,7 @@
 """Baselines: accept today's findings, report only new ones.
 
-An entry is keyed by rule + path + a fingerprint of the flagged line's normalised text + an
+An entry is keyed by rule + path (relative to the project root, cudalint.project, so a baseline
+written at the top of a repository matches when cudalint runs in a subdirectory) + a fingerprint of the flagged line's normalised text + an
 occurrence index (the n-th finding with that rule, path and fingerprint), not by line number, so
 entries survive code moving up or down the file. Entries that no longer match anything are stale:
 cudalint says so on stderr, so the baseline only shrinks.
@@ -16,17 +17,9 @@ from collections import Counter
 from pathlib import Path
 
 from cudalint.findings import Finding
+from cudalint.project import project_path
 
 FORMAT_VERSION = 1
-
-
-def rel_path(path: str) -> str:
-    """The path relative to the current directory, POSIX-style (absolute when on another drive)."""
-    try:
-        rel = os.path.relpath(os.path.abspath(path))
-    except ValueError:
-        rel = os.path.abspath(path)
-    return Path(rel).as_posix()
 
 
 def normalise(line_text: str) -> str:
@@ -34,30 +27,30 @@ def normalise(line_text: str) -> str:
 
 
 def fingerprint(rule: str, path: str, line_text: str) -> str:
-    """A stable hash of rule + relative POSIX path + the normalised source line text."""
-    h = hashlib.sha256(f"{rule}\0{rel_path(path)}\0{normalise(line_text)}".encode("utf-8"))
+    """A stable hash of rule + project-relative POSIX path + the normalised source line text."""
+    h = hashlib.sha256(f"{rule}\0{path}\0{normalise(line_text)}".encode("utf-8"))
     return h.hexdigest()[:32]
 
 
-def keyed(findings: list[Finding], source) -> list[tuple[tuple, Finding]]:
-    """((rule, path, fingerprint, occurrence), finding) for each finding, in order.
-    `source(path)` returns the file's lines."""
+def keyed(findings: list[Finding], source, root: Path) -> list[tuple[tuple, Finding]]:
+    """((rule, path, fingerprint, occurrence), finding) for each finding, in order, `path`
+    relative to `root`. `source(path)` returns the file's lines."""
     seen: Counter = Counter()
     out = []
     for f in findings:
         lines = source(f.path)
         text = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
-        fp = fingerprint(f.rule, f.path, text)
-        base = (f.rule, rel_path(f.path), fp)
+        path = project_path(f.path, root)
+        base = (f.rule, path, fingerprint(f.rule, path, text))
         occ = seen[base]
         seen[base] += 1
         out.append(((*base, occ), f))
     return out
 
 
-def write(path: str, findings: list[Finding], source) -> int:
+def write(path: str, findings: list[Finding], source, root: Path) -> int:
     entries = [{"rule": k[0], "path": k[1], "fingerprint": k[2], "occurrence": k[3],
-                "line": f.line, "message": f.message} for k, f in keyed(findings, source)]
+                "line": f.line, "message": f.message} for k, f in keyed(findings, source, root)]
     data = {"tool": "cudalint", "version": FORMAT_VERSION, "entries": entries}
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as fh:
@@ -84,13 +77,13 @@ def load(path: str) -> list[dict]:
     return data["entries"]
 
 
-def apply(entries: list[dict], findings: list[Finding], source,
+def apply(entries: list[dict], findings: list[Finding], source, root: Path,
           checked: list[str] | None = None) -> tuple[list[Finding], int, list[dict]]:
     """(new findings, number matched by the baseline, stale entries). Only entries for files in
     `checked` (when given) can be stale: a pre-commit run sees a few files, not the baseline's all."""
     remaining = {(e["rule"], e["path"], e["fingerprint"], e["occurrence"]): e for e in entries}
     new, matched = [], 0
-    for key, f in keyed(findings, source):
+    for key, f in keyed(findings, source, root):
         if key in remaining:
             del remaining[key]
             matched += 1
@@ -98,6 +91,6 @@ def apply(entries: list[dict], findings: list[Finding], source,
             new.append(f)
     stale = list(remaining.values())
     if checked is not None:
-        seen = {rel_path(p) for p in checked}
+        seen = {project_path(p, root) for p in checked}
         stale = [e for e in stale if e["path"] in seen]
     return new, matched, stale

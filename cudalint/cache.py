@@ -3,7 +3,10 @@
 Key: sha256 of the file's content, its path (as given, and resolved), the current directory, the
 full clang argument list for the file, the settings, cudalint's version and a stamp of its code,
 and the libclang version. An entry also records every header libclang included
-(`TranslationUnit.get_includes()`) with its mtime and size; a changed header makes the entry miss.
+(`TranslationUnit.get_includes()`) with its mtime, size and sha256; a header whose content changed
+makes the entry miss. Nothing depends on file times alone (the stamp of cudalint's code hashes
+contents too), so a cache restored on CI into a fresh checkout and a fresh install still hits:
+checkouts and installs give every file a new mtime.
 
 Location: `$CUDALINT_CACHE_DIR`, else `.cudalint_cache/` in the current directory; entries live
 under `<dir>/<cudalint version>/`. The directory gets a `CACHEDIR.TAG` and a `.gitignore` of `*`.
@@ -25,7 +28,7 @@ from cudalint import __version__
 from cudalint.findings import Confirmation, Finding, Related
 from cudalint.model import Diagnostic
 
-ENTRY_VERSION = 3  # 2: diagnostics carry a kind; 3: launch facts
+ENTRY_VERSION = 4  # 2: diagnostics carry a kind; 3: launch facts; 4: headers' sha256
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cudalint.\n"
 
 
@@ -35,8 +38,8 @@ def default_dir() -> Path:
 
 @lru_cache(maxsize=None)
 def code_stamp() -> str:
-    """Names, sizes and mtimes of cudalint's Python files, rules included: a rule edited in a
-    development checkout invalidates the cache even though the version did not change."""
+    """Names and contents of cudalint's Python files and headers, rules included: a rule edited in
+    a development checkout invalidates the cache even though the version did not change."""
     import cudalint
     import cudalint.rules
     h = hashlib.sha256()
@@ -44,8 +47,8 @@ def code_stamp() -> str:
     for root in roots:
         for p in sorted(root.rglob("*")):
             if p.suffix in (".py", ".h", ".cuh") and "__pycache__" not in p.parts:
-                st = p.stat()
-                h.update(f"{p.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+                h.update(f"{p.relative_to(root)}\0".encode())
+                h.update(hashlib.sha256(p.read_bytes()).digest())
     return h.hexdigest()
 
 
@@ -61,11 +64,32 @@ def libclang_version() -> str:
 
 
 def _stat(path: str):
+    """[mtime, size, sha256] of a file, or None when it cannot be read."""
     try:
         st = os.stat(path)
-        return [st.st_mtime_ns, st.st_size]
+        return [st.st_mtime_ns, st.st_size, _digest(path, st.st_mtime_ns, st.st_size)]
     except OSError:
         return None
+
+
+@lru_cache(maxsize=4096)
+def _digest(path: str, mtime_ns: int, size: int) -> str:
+    """sha256 of a file, once per run for each (path, mtime, size): headers are shared."""
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
+def _unchanged(path: str, stamp) -> bool:
+    """Whether a header still has the content it had: equal mtime and size, or equal size and
+    sha256 (a fresh checkout or restored cache gives files new times, not new contents)."""
+    try:
+        st = os.stat(path)
+        mtime, size, digest = stamp
+        if st.st_size != size:
+            return False
+        return st.st_mtime_ns == mtime or _digest(path, st.st_mtime_ns, st.st_size) == digest
+    except (OSError, ValueError, TypeError):
+        return False
 
 
 class Cache:
@@ -113,7 +137,7 @@ class Cache:
             if data.get("v") != ENTRY_VERSION:
                 raise ValueError
             for dep, stamp in data["deps"]:
-                if _stat(dep) != stamp:
+                if not _unchanged(dep, stamp):
                     raise ValueError
             result = _result_from(data["result"])
         except (OSError, ValueError, KeyError, TypeError):

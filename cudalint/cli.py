@@ -6,8 +6,10 @@ import argparse
 import os
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from cudalint import __version__
+from cudalint.columns import source_lines, to_code_points
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 EXIT_NOT_CHECKED = 2  # a file could not be fully checked (see cudalint.outcomes)
@@ -20,7 +22,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cudalint",
         description="Static race, barrier, alignment, bank-conflict and leak linter for CUDA sources.",
-        epilog="Other commands: `cudalint rules` lists the rules, `cudalint rule CODE` explains one.")
+        epilog="Other commands: `cudalint rules` lists the rules, `cudalint rule CODE` explains one, "
+               "`cudalint server` is a Language Server for editors (LSP over stdio).")
     p.add_argument("paths", nargs="*", help="files and directories to check (default: .)")
     p.add_argument("--version", action="version", version=f"cudalint {__version__}")
     out = p.add_argument_group("output")
@@ -37,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     cfg.add_argument("--config", metavar="FILE",
                      help="use this config file (pyproject.toml or cudalint.toml) instead of searching")
     cfg.add_argument("--isolated", action="store_true", help="ignore all configuration files")
+    cfg.add_argument("--show-settings", action="store_true",
+                     help="print the resolved settings, each with where it came from, and exit")
     cfg.add_argument("--exclude", action="append", default=[], metavar="GLOBS",
                      help="skip files matching these gitignore-style globs (comma-separated; adds to config)")
     cfg.add_argument("--force-exclude", action="store_true",
@@ -146,13 +151,14 @@ class RunInfo:
     suppressed: int = 0  # findings hidden by suppression comments
     baselined: int = 0  # findings matched by the baseline
     stale_baseline: int = 0  # baseline entries that matched nothing
+    root: Path = field(default_factory=Path.cwd)  # the project root (cudalint.project)
     _sources: dict = field(default_factory=dict)
 
     def source(self, path: str) -> list[str]:
         if path not in self._sources:
             try:
-                with open(path, encoding="utf-8", errors="replace") as fh:
-                    self._sources[path] = fh.read().splitlines()
+                with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+                    self._sources[path] = source_lines(fh.read())
             except OSError:
                 self._sources[path] = []
         return self._sources[path]
@@ -166,12 +172,23 @@ def _use_color(stream, to_file: bool) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def _check_positive(args) -> None:
-    """The command line is held to the same limits as the config file."""
-    for flag, value, low in (("--file-budget", args.file_budget, 0), ("--solver-timeout", args.solver_timeout, 0),
-                             ("--min-bank-conflict-degree", args.min_bank_conflict_degree, 1)):
-        if value is not None and value <= low:
-            raise ValueError(f"{flag} {value:g}: must be more than {low}")
+_CHECKED_FLAGS = (("--file-budget", "file_budget", "file-budget-s"), ("--solver-timeout", "solver_timeout", "solver-timeout-ms"),
+                  ("--min-bank-conflict-degree", "min_bank_conflict_degree", "min-bank-conflict-degree"),
+                  ("--cuda-path", "cuda_path", "cuda-path"), ("--jobs", "jobs", "jobs"))
+
+
+def _check_flags(args) -> None:
+    """The command line is held to the same limits as the config file (cudalint.config)."""
+    from cudalint.config import check_value
+    for flag, attr, key in _CHECKED_FLAGS:
+        value = getattr(args, attr)
+        if value is None:
+            continue
+        try:
+            check_value(key, value, Path.cwd())
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{flag} {value:g}: {exc}" if isinstance(value, (int, float))
+                             else f"{flag} {value}: {exc}") from None
 
 
 def _error(msg: str) -> int:
@@ -185,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
         return _cmd_rules()
     if argv[:1] == ["rule"]:
         return _cmd_rule(argv[1:])
+    if argv[:1] == ["server"]:
+        from cudalint.server import main as serve
+        return serve(argv[1:])
     args = _parser().parse_args(argv)
     try:
         return check(args)
@@ -195,16 +215,18 @@ def main(argv: list[str] | None = None) -> int:
 
 def check(args) -> int:
     from cudalint.config import resolve_config
-    from cudalint.discover import discover
+    from cudalint.discover import discover, without_cuda
     from cudalint.engine import analyze_all
     from cudalint.outcomes import gaps
     from cudalint.registry import selected
     from cudalint.reporters import reporter
     from cudalint.reporters.text import summary
 
+    from cudalint.project import find_root
     paths = args.paths or ["."]
     try:
         config = resolve_config(paths, args.config, args.isolated)
+        _check_flags(args)
         settings = settings_from_args(args, config)
         rules = selected(settings.select, settings.ignore)  # validates codes before any work
         from cudalint.frontend.flags import resolve_mode
@@ -216,14 +238,24 @@ def check(args) -> int:
         if args.baseline:
             from cudalint import baseline
             baseline_entries = baseline.load(args.baseline)
-        _check_positive(args)
         jobs = args.jobs if args.jobs is not None else config.get("jobs", 0)
-        if jobs < 0:
-            raise ValueError(f"--jobs {jobs}: must be 0 (automatic) or more")
     except ValueError as exc:
         return _error(str(exc))
+    root = find_root(paths[0], config)
+    if args.show_settings:
+        from cudalint.show_settings import render
+        sys.stdout.write(render(args, config, settings, root, jobs))
+        return EXIT_OK
+    if args.verbose:
+        print(f"cudalint: config: {_config_line(config, args)}", file=sys.stderr)
+        print(f"cudalint: project root: {root}", file=sys.stderr)
+        print(f"cudalint: {_mode_line(settings)}", file=sys.stderr)
     files, problems = discover(paths, settings.extensions)
     files = _exclude(files, paths, config, _split(args.exclude), args.force_exclude)
+    files, no_cuda = without_cuda(files, paths, settings.extensions)
+    if args.verbose:
+        for f in no_cuda:
+            print(f"{f}: skipped: no CUDA code in it (not a {'/'.join(settings.extensions)} file)", file=sys.stderr)
     missing = [p for p in problems if p.endswith("no such file or directory")]
     for p in problems:
         print(f"cudalint: {p}", file=sys.stderr)
@@ -234,13 +266,14 @@ def check(args) -> int:
         cache = Cache(args.cache_dir)
     with _Progress(len(files), enabled=not args.no_progress) as progress:
         results = analyze_all(files, settings, jobs, cache=cache, progress=progress.update)
+    results = to_code_points(results)
 
-    run = RunInfo(color=False, quiet=args.quiet, files_checked=len(files))
+    run = RunInfo(color=False, quiet=args.quiet, files_checked=len(files), root=root)
     findings = _post_filter(results, rules, settings, config, args, run)
     if args.write_baseline:
         from cudalint import baseline
         try:
-            n = baseline.write(args.write_baseline, findings, run.source)
+            n = baseline.write(args.write_baseline, findings, run.source, run.root)
         except OSError as exc:
             return _error(f"cannot write {args.write_baseline}: {exc.strerror}")
         print(f"cudalint: wrote {n} finding{'s' if n != 1 else ''} to baseline {args.write_baseline}",
@@ -248,7 +281,7 @@ def check(args) -> int:
         return EXIT_USAGE if missing else EXIT_OK
     if baseline_entries is not None:
         from cudalint import baseline
-        findings, run.baselined, stale = baseline.apply(baseline_entries, findings, run.source, files)
+        findings, run.baselined, stale = baseline.apply(baseline_entries, findings, run.source, run.root, files)
         run.stale_baseline = len(stale)
         if stale:
             print(f"cudalint: {len(stale)} baseline entr{'ies' if len(stale) != 1 else 'y'} in {args.baseline} "
@@ -274,8 +307,6 @@ def check(args) -> int:
     run.color = _use_color(out_stream, bool(args.output))
     run.diagnostics = diagnostics
     run.gaps = gaps(results)
-    if args.verbose:
-        print(f"cudalint: {_mode_line(settings)}", file=sys.stderr)
     if args.statistics:
         text = _statistics(findings) + summary(findings, run) + "\n" + _extra_summary(run)
     else:
@@ -319,12 +350,21 @@ def _print_diagnostics(results, args) -> None:
                   file=sys.stderr)
 
 
+def _config_line(config, args) -> str:
+    if args.isolated:
+        return "none (--isolated)"
+    if config.path is None:
+        return "none found (defaults)"
+    return f"{config.path}{' (--config)' if args.config else ''}"
+
+
 def _mode_line(settings) -> str:
     from cudalint.frontend.flags import resolve_mode, toolkit_version
     mode, root = resolve_mode(settings)
     if mode == "shim":
-        return "CUDA headers: cudalint's shim (no toolkit used)"
-    return f"CUDA headers: toolkit {toolkit_version(root) or '(version unknown)'} at {root}"
+        why = "" if settings.cuda_mode == "shim" else ", no toolkit found"
+        return f"cuda-mode {settings.cuda_mode}: CUDA headers from cudalint's shim{why}"
+    return f"cuda-mode {settings.cuda_mode}: CUDA headers from toolkit {toolkit_version(root) or '(version unknown)'} at {root}"
 
 
 def _extra_summary(run) -> str:

@@ -2,7 +2,8 @@
 
 The file is found by walking up from the first path on the command line (or the current
 directory): in each directory `cudalint.toml`, then `.cudalint.toml`, then a `pyproject.toml` that
-has a `[tool.cudalint]` table. `--config FILE` names one; `--isolated` ignores them all. Paths in
+has a `[tool.cudalint]` table (a pyproject.toml that mentions `tool.cudalint` but is not valid TOML
+is an error, not skipped). `--config FILE` names one; `--isolated` ignores them all. Paths in
 the file (include-dirs, cuda-path, compile-commands-dir) are relative to its directory, and so are
 the globs of `exclude` and `per-file-ignores`. Command-line flags override the file.
 """
@@ -10,6 +11,7 @@ the globs of `exclude` and `per-file-ignores`. Command-line flags override the f
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +22,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 CONFIG_NAMES = ("cudalint.toml", ".cudalint.toml", "pyproject.toml")
+_MENTIONS_US = re.compile(r"^\s*\[+\s*tool\s*\.\s*[\"']?cudalint\b|^\s*tool\s*\.\s*[\"']?cudalint\b", re.M)
 SEVERITY_LEVELS = ("error", "warning", "note")
 
 
@@ -50,8 +53,14 @@ def find_config(start: str | os.PathLike | None) -> Path | None:
             if name != "pyproject.toml":
                 return p
             try:
-                data = tomllib.loads(p.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                text = p.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            try:
+                data = tomllib.loads(text)
+            except tomllib.TOMLDecodeError:
+                if _MENTIONS_US.search(text):
+                    return p  # ours, and broken: load_config says where
                 continue  # someone else's broken pyproject is not ours to judge
             if isinstance(data.get("tool"), dict) and "cudalint" in data["tool"]:
                 return p
@@ -69,10 +78,13 @@ def load_config(path: str | os.PathLike) -> Config:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: invalid TOML: {exc}") from None
+        raise ConfigError(_syntax_error(p, text, exc)) from None
     prefix = ""
     if p.name == "pyproject.toml":
-        data = data.get("tool", {}).get("cudalint", {})
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict) or "cudalint" not in tool:
+            raise ConfigError(f"{p}: no [tool.cudalint] table (cudalint's settings go there)")
+        data = tool["cudalint"]
         prefix = "tool.cudalint."
     if not isinstance(data, dict):
         raise ConfigError(f"{p}: [{prefix.rstrip('.')}] must be a table")
@@ -89,6 +101,26 @@ def load_config(path: str | os.PathLike) -> Config:
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"{p}: key {prefix + key!r}: {exc}") from None
     return Config(p, root, values)
+
+
+def _syntax_error(p: Path, text: str, exc) -> str:
+    """`FILE:LINE:COLUMN: invalid TOML: what` (tomllib says where only inside its message before
+    Python 3.14)."""
+    msg = str(exc)
+    line, col = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)$", msg)
+    if m:
+        line, col = line or int(m.group(1)), col or int(m.group(2))
+    elif msg.endswith("(at end of document)"):
+        line, col = text.count("\n") + 1, len(text) - text.rfind("\n")
+    what = getattr(exc, "msg", None) or (msg[:m.start()] if m else msg.replace(" (at end of document)", ""))
+    return f"{p}:{line}:{col}: invalid TOML: {what}" if line else f"{p}: invalid TOML: {what}"
+
+
+def check_value(key: str, value, root: Path):
+    """A setting as the config file would hold it, validated the same way (the command line uses
+    this too, so both reject the same values); raises TypeError or ValueError."""
+    return _KEYS[key](value, root)
 
 
 def resolve_config(paths: list[str], explicit: str | None = None, isolated: bool = False) -> Config:
@@ -168,9 +200,19 @@ def _int(minimum):
 def _positive_number(v, root):
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise TypeError(f"expected a number, got {_kind(v)}")
-    if v <= 0:
-        raise ValueError(f"must be positive, got {v}")
+    if not v > 0:  # nan too
+        raise ValueError(f"must be positive, got {v:g}")
     return float(v)
+
+
+def _cuda_path(v, root):
+    """A toolkit root: where clang and cudalint look for include/cuda_runtime.h. A path without
+    one would be passed over silently for the next candidate (CUDA_PATH, nvcc, /usr/local/cuda)."""
+    path = _path(v, root)
+    if not (Path(path) / "include" / "cuda_runtime.h").is_file():
+        why = "it does not exist" if not Path(path).exists() else "no include/cuda_runtime.h there"
+        raise ValueError(f"no CUDA toolkit at {path} ({why})")
+    return path
 
 
 def _table(v):
@@ -223,7 +265,7 @@ _KEYS = {
     "exclude": _str_list,
     "extensions": _extensions,
     "cuda-mode": _choice("auto", "shim", "toolkit"),
-    "cuda-path": _path,
+    "cuda-path": _cuda_path,
     "include-dirs": _path_list,
     "defines": _str_list,
     "std": _str,

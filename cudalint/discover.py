@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pathspec
@@ -72,3 +73,28 @@ def _walk(root: Path, extensions) -> list[str]:
             if name.endswith(extensions) and not ignored(full):
                 out.append(full)
     return out
+
+
+# What only CUDA code (device code, launches or the runtime API) has; a header without any of it
+# holds nothing any rule looks at.
+_CUDA_MARK = re.compile(rb"__global__|__device__|__shared__|__constant__|__managed__|<<<|\bcuda[A-Z]\w*\s*\(")
+
+
+def without_cuda(files: list[str], paths: list[str], extensions: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """(files to check, files skipped): a file named on the command line without a CUDA extension
+    (a `.h`/`.hpp` pre-commit passes) is checked only when it holds CUDA code. Plain C/C++
+    headers are often not self-contained, and parsed alone they would only give parse errors."""
+    explicit = {os.path.realpath(p) for p in paths if os.path.isfile(p)}
+    keep, skipped = [], []
+    for f in files:
+        if f.endswith(extensions) or os.path.realpath(f) not in explicit:
+            keep.append(f)
+            continue
+        try:
+            with open(f, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            keep.append(f)  # reported as unreadable by the run
+            continue
+        (keep if _CUDA_MARK.search(data) else skipped).append(f)
+    return keep, skipped

@@ -71,3 +71,31 @@ def test_bad_baseline_exits_2(work, capsys):
     assert code == 2 and "base.json: not a cudalint baseline" in err
     code, _, err = run(capsys, "--baseline", "missing.json", "bug.cu")
     assert code == 2 and "missing.json: cannot read baseline" in err
+
+
+def test_baseline_used_from_a_subdirectory(work, capsys, monkeypatch):
+    """Paths in a baseline are relative to the project root (here the config file's directory),
+    so the baseline written at the top matches a run in a subdirectory, and the other way round."""
+    (work / "src").mkdir()
+    (work / "src" / "bug.cu").write_text(BUGGY)
+    run(capsys, "--write-baseline", "base.json", "src")
+    [e] = json.loads((work / "base.json").read_text())["entries"]
+    assert e["path"] == "src/bug.cu"
+    monkeypatch.chdir(work / "src")
+    code, out, err = run(capsys, "--baseline", "../base.json", "bug.cu")
+    assert (code, out, err) == (0, "No findings in 1 file.\nNot shown: 1 in the baseline.\n", "")
+    run(capsys, "--write-baseline", "../sub.json", ".")
+    assert json.loads((work / "sub.json").read_text())["entries"][0]["path"] == "src/bug.cu"
+
+
+def test_baseline_paths_are_relative_to_the_repository(work, capsys, monkeypatch):
+    repo = work / "repo"
+    (repo / ".git").mkdir(parents=True)  # the config file stays above, in work/
+    (repo / "kernels").mkdir()
+    (repo / "kernels" / "bug.cu").write_text(BUGGY)
+    monkeypatch.chdir(repo / "kernels")
+    run(capsys, "--write-baseline", str(repo / "base.json"), "bug.cu")
+    [e] = json.loads((repo / "base.json").read_text())["entries"]
+    assert e["path"] == "kernels/bug.cu"
+    monkeypatch.chdir(repo)
+    assert run(capsys, "--baseline", "base.json", "kernels")[0] == 0

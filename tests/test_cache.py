@@ -95,3 +95,24 @@ def test_unwritable_cache_dir_still_lints(work, capsys):
     code, out, _ = run(capsys, "-q", "--cache-dir", "cache", "bug.cu")
     assert code == 1 and "CUDA101" in out
     assert os.path.isfile(work / "cache")
+
+
+def test_new_file_times_with_the_same_content_still_hit(work, capsys):
+    """A CI job restores the cache into a fresh checkout and a fresh install: every file has a new
+    mtime and the same content. The cache must hit (it keyed on mtimes and never did)."""
+    from cudalint import cache as cache_mod
+    (work / "k.cuh").write_text("#define OFFSET 0\n")
+    (work / "bug.cu").write_text('#include "k.cuh"\n' + BUGGY.replace("in + threadIdx.x", "in + OFFSET + 4 * threadIdx.x"))
+    assert cached_run(capsys, "bug.cu")[2] == "0 hits, 1 analysed"
+    for p in (work / "k.cuh", work / "bug.cu"):
+        os.utime(p, ns=(p.stat().st_atime_ns, p.stat().st_mtime_ns + 3_600 * 10**9))
+    assert cached_run(capsys, "bug.cu")[2] == "1 hit, 0 analysed"
+
+    rules_init = next(iter(__import__("cudalint.rules").rules.__path__)) + "/__init__.py"
+    st = os.stat(rules_init)
+    before = cache_mod.code_stamp.__wrapped__()
+    try:
+        os.utime(rules_init, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+        assert cache_mod.code_stamp.__wrapped__() == before
+    finally:
+        os.utime(rules_init, ns=(st.st_atime_ns, st.st_mtime_ns))

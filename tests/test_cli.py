@@ -173,3 +173,18 @@ def test_version(capsys):
         main_version(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.startswith("cudalint ")
+
+
+def test_named_header_is_checked_only_when_it_holds_cuda(work, capsys):
+    """pre-commit passes every .h/.hpp: one with a kernel is checked, a plain (often not
+    self-contained) C++ header is skipped instead of failing on parse errors."""
+    (work / "plain.h").write_text("#pragma once\nFoo* make_foo(Bar b);\n")
+    (work / "tile.hpp").write_text("#pragma once\n" + BUGGY.split("\nint main")[0] + "\n")
+    code, out, err = run(capsys, "-q", "plain.h")
+    assert (code, out, err) == (0, "No findings in 0 files.\n", "")
+    code, out, err = run(capsys, "-v", "-q", "plain.h", "tile.hpp")
+    assert code == 1
+    assert out.splitlines()[0].startswith("tile.hpp:3:14: CUDA101 [error] misaligned float4 load")
+    assert "plain.h: skipped: no CUDA code in it (not a .cu/.cuh file)" in err.splitlines()
+    (work / "plain.cuh").write_text("#pragma once\nFoo* make_foo(Bar b);\n")  # a CUDA extension: always checked
+    assert run(capsys, "-q", "plain.cuh")[0] == 2

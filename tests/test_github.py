@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
+from cudalint.cli import RunInfo
 from cudalint.findings import Finding
 from cudalint.reporters import github, junit
 from workflow_helpers import BUGGY, KERNEL_LINE, MSG, kernel, run, work  # noqa: F401
@@ -18,15 +20,30 @@ def test_annotation_exact(work, capsys):
                    f"title=CUDA101 misaligned-vector-access::{MSG.format(launch=8)}\n")
 
 
+def test_paths_relative_to_the_project_root(work, capsys, monkeypatch):
+    """Run in a subdirectory of the repository (a `working-directory:` step): GitHub and test
+    reporters resolve paths against the repository, not the step's directory."""
+    (work / "repo" / ".git").mkdir(parents=True)
+    (work / "repo" / "cuda").mkdir()
+    (work / "repo" / "cuda" / "bug.cu").write_text(BUGGY)
+    monkeypatch.chdir(work / "repo" / "cuda")
+    _, out, _ = run(capsys, "--output-format", "github", "bug.cu")
+    assert out.startswith("::error file=cuda/bug.cu,line=2,col=14,")
+    _, out, _ = run(capsys, "--output-format", "junit", "bug.cu")
+    suite = ET.fromstring(out).find("testsuite")
+    assert (suite.get("name"), suite.find("testcase").get("file")) == ("cuda/bug.cu", "cuda/bug.cu")
+    assert suite.find("testcase/failure").text.startswith("cuda/bug.cu:2:14: CUDA101")
+
+
 def test_escaping():
     assert github.escape_data("50% done\r\nnext") == "50%25 done%0D%0Anext"
     assert github.escape_property("a:b,c%d\n") == "a%3Ab%2Cc%25d%0A"
     f = Finding("CUDA101", "misaligned-vector-access", "misaligned-access", "warning", "a,b:c.cu", 3, 1, 3, 9,
                 "100% bad\nreally")
-    assert github.annotation(f) == ("::warning file=a%2Cb%3Ac.cu,line=3,col=1,endLine=3,endColumn=9,"
+    assert github.annotation(f, Path.cwd()) == ("::warning file=a%2Cb%3Ac.cu,line=3,col=1,endLine=3,endColumn=9,"
                                     "title=CUDA101 misaligned-vector-access::100%25 bad%0Areally")
     note = f.with_(severity="note")
-    assert github.annotation(note).startswith("::notice file=")
+    assert github.annotation(note, Path.cwd()).startswith("::notice file=")
 
 
 def _many(work, n):
@@ -70,7 +87,7 @@ def test_cap_without_step_summary_points_to_log(work, capsys):
 
 def test_summary_cells_escape_pipes():
     f = Finding("CUDA101", "n", "c", "error", "x.cu", 1, 1, 1, 2, "a | b\nc")
-    run_info = type("R", (), {"files_checked": 1, "gaps": []})()
+    run_info = RunInfo(color=False, quiet=False, files_checked=1)
     md = github.summary_markdown([f], run_info)
     assert "| a \\| b c |" in md
 
@@ -94,7 +111,7 @@ def test_junit(work, capsys):
 
 
 def test_junit_clean_and_odd_characters():
-    run_info = type("R", (), {"files_checked": 1, "gaps": []})()
+    run_info = RunInfo(color=False, quiet=False, files_checked=1)
     root = ET.fromstring(junit.render([], run_info).encode())
     assert root.find("testsuite/testcase").get("name") == "No findings"
     f = Finding("CUDA101", "n", "c", "error", "x<&>.cu", 1, 1, 1, 2, "ctl\x01 <tag> & \"q\"")

@@ -16,9 +16,23 @@ from pathlib import Path
 
 import pytest
 
-from workflow_helpers import BUGGY, FIXED, REPO
+from workflow_helpers import BUGGY, FIXED, FIXED_LINE, KERNEL_LINE, REPO
 
-pytestmark = pytest.mark.slow
+HEADER_KERNEL = BUGGY.split("\nint main")[0] + "\n"
+
+
+
+def test_hook_definition():
+    """What pre-commit passes to the hook (identify's tags against types_or), without installing it."""
+    import yaml
+    from identify import identify
+    [hook] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "cudalint" and hook["language"] == "python"
+    assert hook["entry"].split() == ["cudalint", "--force-exclude"]  # in the entry: user args cannot drop it
+    passed = {name for name in ("k.cu", "k.cuh", "k.h", "k.hpp", "k.hh", "k.hxx", "k.cpp", "k.c", "notes.txt")
+              if identify.tags_from_filename(name) & set(hook["types_or"])}
+    assert passed == {"k.cu", "k.cuh", "k.h", "k.hpp", "k.hh", "k.hxx"}
+
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
@@ -59,6 +73,7 @@ def hook_repo(tmp_path_factory) -> tuple[Path, str]:
     return src, git(src, "rev-parse", "HEAD").strip()
 
 
+@pytest.mark.slow
 def test_hook_fails_on_bug_and_passes_when_fixed(hook_repo, tmp_path):
     src, sha = hook_repo
     proj = tmp_path / "proj"
@@ -67,6 +82,13 @@ def test_hook_fails_on_bug_and_passes_when_fixed(hook_repo, tmp_path):
     (proj / "kernels").mkdir()
     (proj / "kernels" / "scale.cu").write_text(BUGGY)
     (proj / "notes.txt").write_text("not CUDA\n")
+    (proj / "host.cpp").write_text("int main() { return undeclared(); }\n")  # not CUDA: never passed
+    (proj / "cudalint.toml").write_text('exclude = ["vendor/"]\n')
+    (proj / "vendor").mkdir()
+    (proj / "vendor" / "theirs.cu").write_text(BUGGY)  # excluded by the config, though pre-commit names it
+    (proj / "include").mkdir()
+    (proj / "include" / "tile.hpp").write_text("#pragma once\n" + HEADER_KERNEL)
+    (proj / "include" / "plain.h").write_text("#pragma once\nFoo* make_foo(Bar b);\n")  # no CUDA, not self-contained
     (proj / ".pre-commit-config.yaml").write_text(
         "repos:\n"
         f"-   repo: {src}\n"
@@ -85,9 +107,13 @@ def test_hook_fails_on_bug_and_passes_when_fixed(hook_repo, tmp_path):
     assert first.returncode == 1, out
     assert "cudalint" in out and "Failed" in out
     assert "kernels/scale.cu:2:14: CUDA101 [error] misaligned float4 load" in out
-    assert "notes.txt" not in out  # types_or: [cuda]
+    assert "include/tile.hpp:3:14: CUDA101 [error] misaligned float4 load" in out  # a header with a kernel
+    assert "Found 2 findings (2 errors) in 2 files; 2 files checked." in out  # not plain.h, not vendor/
+    for name in ("notes.txt", "host.cpp", "vendor/theirs.cu", "plain.h"):
+        assert name not in out
 
     (proj / "kernels" / "scale.cu").write_text(FIXED)
+    (proj / "include" / "tile.hpp").write_text("#pragma once\n" + HEADER_KERNEL.replace(KERNEL_LINE, FIXED_LINE))
     second = subprocess.run(cmd, cwd=proj, env=env, capture_output=True, text=True, timeout=900)
     out = second.stdout + second.stderr
     assert second.returncode == 0, out

@@ -49,21 +49,44 @@ def test_one_finding(work, capsys, validator):
     ids = [r["id"] for r in driver["rules"]]
     assert ids == list(all_rules())
     [res] = run_["results"]
+    fp = fingerprint("CUDA101", "src/bug.cu", KERNEL_LINE)
     assert res == {
         "ruleId": "CUDA101",
         "ruleIndex": ids.index("CUDA101"),
         "level": "error",
-        "message": {"text": MSG.format(launch=8)},
+        "message": {"text": MSG.format(launch=8) + ". Related locations: [`in` declared here](1)."},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": "src/bug.cu"},
+            "artifactLocation": {"uri": "src/bug.cu", "uriBaseId": "%SRCROOT%"},
             "region": {"startLine": 2, "startColumn": 14, "endLine": 2, "endColumn": 64}}}],
-        "partialFingerprints": {"cudalint/v1": fingerprint("CUDA101", "src/bug.cu", KERNEL_LINE) + ":0"},
+        "partialFingerprints": {"primaryLocationLineHash": fp[:16] + ":1", "cudalint/v1": fp + ":0"},
         "properties": {"name": "misaligned-vector-access", "category": "misaligned-access", "kernel": "k",
-                       "confirmation": None},
+                       "confirmation": None, "witness": "thread (1,0,0)", "byte_offset": 4},
         "relatedLocations": [{"id": 1, "message": {"text": "`in` declared here"},
-                              "physicalLocation": {"artifactLocation": {"uri": "src/bug.cu"},
+                              "physicalLocation": {"artifactLocation": {"uri": "src/bug.cu", "uriBaseId": "%SRCROOT%"},
                                                    "region": {"startLine": 1, "startColumn": 19}}}],
     }
+
+
+def test_help_uri_per_rule_names_the_rule_module(work, capsys, validator):
+    """helpUri: an absolute https URL (a malformed one rejects the whole upload) to the rule's
+    module in the repository, whose docstring is the rule's documentation."""
+    from urllib.parse import urlparse
+    from cudalint.project import REPOSITORY_URL
+    from workflow_helpers import REPO
+    (work / "ok.cu").write_text(BUGGY)
+    _, log = sarif(capsys, "ok.cu")
+    valid(validator, log)
+    uris = {r["id"]: r["helpUri"] for r in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert set(uris) == set(all_rules())
+    assert len(set(uris.values())) == len(uris)
+    for code, uri in uris.items():
+        parsed = urlparse(uri)
+        assert (parsed.scheme, parsed.netloc) == ("https", urlparse(REPOSITORY_URL).netloc)
+        assert uri.startswith(REPOSITORY_URL + "/blob/main/rules/")
+        module = REPO / "rules" / uri.rsplit("/", 1)[1]
+        assert module.is_file(), uri
+        assert all_rules()[code].doc.splitlines()[0] in module.read_text()
+    assert uris["CUDA101"] == REPOSITORY_URL + "/blob/main/rules/misaligned_vector_access.py"
 
 
 def test_rule_descriptor(work, capsys, validator):
@@ -117,6 +140,8 @@ def test_identical_lines_get_distinct_fingerprints(work, capsys, validator):
     assert len(fps) == 2 and len(set(fps)) == 2
     assert fps[0].split(":")[0] == fps[1].split(":")[0]
     assert [fp.split(":")[1] for fp in fps] == ["0", "1"]
+    hashes = [r["partialFingerprints"]["primaryLocationLineHash"] for r in log["runs"][0]["results"]]
+    assert hashes == [fps[0][:16] + ":1", fps[0][:16] + ":2"]  # GitHub's shape: hash, then occurrence from 1
 
 
 def test_paths_are_relative_posix_and_escaped(work, capsys, validator):
@@ -125,8 +150,57 @@ def test_paths_are_relative_posix_and_escaped(work, capsys, validator):
     (d / "bug.cu").write_text(BUGGY)
     _, log = sarif(capsys, str(d / "bug.cu"))  # given as an absolute path
     valid(validator, log)
-    uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-    assert uri == "dir%20with%20space/sub/bug.cu"
+    loc = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert loc == {"uri": "dir%20with%20space/sub/bug.cu", "uriBaseId": "%SRCROOT%"}
+
+
+def _uris(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "uri":
+                yield v
+            else:
+                yield from _uris(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _uris(v)
+
+
+@pytest.mark.parametrize("git", [False, True])
+def test_uris_are_relative_to_the_project_root_from_a_subdirectory(work, capsys, validator, monkeypatch, git):
+    root = work / "repo" if git else work  # the repository, else the config file's directory
+    if git:
+        (root / ".git").mkdir(parents=True)
+    (root / "src" / "k").mkdir(parents=True)
+    (root / "src" / "k" / "bug.cu").write_text(BUGGY)
+    monkeypatch.chdir(root / "src")
+    _, log = sarif(capsys, "k/bug.cu")
+    valid(validator, log)
+    run_ = log["runs"][0]
+    assert run_["originalUriBaseIds"] == {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}}
+    assert run_["invocations"][0]["workingDirectory"] == {"uri": (root / "src").resolve().as_uri() + "/"}
+    [res] = run_["results"]
+    assert res["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "src/k/bug.cu",
+                                                                           "uriBaseId": "%SRCROOT%"}
+    assert res["partialFingerprints"]["cudalint/v1"] == fingerprint("CUDA101", "src/k/bug.cu", KERNEL_LINE) + ":0"
+
+
+def test_file_outside_the_root_gets_an_absolute_uri(work, capsys, validator, monkeypatch):
+    repo = work / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (work / "inc").mkdir()
+    (work / "inc" / "k.cuh").write_text(BUGGY.split("\nint main")[0] + "\n")
+    (repo / "main.cu").write_text('#include "../inc/k.cuh"\n\nint main() {\n  float *a = nullptr, *b = nullptr;\n'
+                                  "  k<<<1, 64>>>(a, b);\n  return 0;\n}\n")
+    monkeypatch.chdir(repo)
+    _, log = sarif(capsys, "main.cu", "../inc/k.cuh")
+    valid(validator, log)
+    [res] = log["runs"][0]["results"]
+    header = (work / "inc" / "k.cuh").resolve().as_uri()
+    assert res["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": header}
+    assert res["relatedLocations"][0]["physicalLocation"]["artifactLocation"] == {"uri": header}
+    uris = list(_uris(log))
+    assert uris and not [u for u in uris if u.startswith("..")]
 
 
 def test_parse_problems_become_notifications(work, capsys, validator):
@@ -145,3 +219,68 @@ def test_suppression_findings_are_valid_sarif(work, capsys, validator):
     valid(validator, log)
     [res] = log["runs"][0]["results"]
     assert res["ruleId"] == "CUDA901" and res["level"] == "warning"
+
+
+RACE = """__global__ void k(float* out) {
+  __shared__ float s[64];
+  s[threadIdx.x] = threadIdx.x;
+  out[threadIdx.x] = s[threadIdx.x + 1];
+}
+
+int main() {
+  float* o = nullptr;
+  k<<<1, 64>>>(o);
+  return 0;
+}
+"""
+
+
+def test_related_locations_are_linked_and_brackets_escaped(work, capsys, validator):
+    import re
+    (work / "race.cu").write_text(RACE)
+    (work / "bug.cu").write_text(BUGGY)
+    _, log = sarif(capsys, "race.cu", "bug.cu")
+    valid(validator, log)
+    results = log["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == ["CUDA201", "CUDA101"]
+    for res in results:
+        text = res["message"]["text"]
+        links = re.findall(r"(?<!\\)\[((?:\\.|[^\\\]])*)\]\((\d+)\)", text)
+        ids = [r["id"] for r in res["relatedLocations"]]
+        assert [int(i) for _, i in links] == ids  # each related location linked once, in order
+        for (label, _), rel in zip(links, res["relatedLocations"]):
+            assert label == rel["message"]["text"]
+        # outside the links every bracket is escaped
+        assert not re.search(r"(?<!\\)[\[\]]", re.sub(r"(?<!\\)\[(?:\\.|[^\\\]])*\]\(\d+\)", "", text))
+    race = results[0]
+    code, out, _ = run(capsys, "--output-format", "json", "race.cu")
+    plain = json.loads(out)[0]["message"]
+    assert "[" in plain
+    escaped = plain.replace("[", "\\[").replace("]", "\\]")
+    assert race["message"]["text"] == (f"{escaped}. Related locations: [the other access (`s\\[threadIdx.x\\] = "
+                                       "threadIdx.x`)](1); [`s` declared here](2).")
+    assert race["relatedLocations"][0]["message"]["text"] == "the other access (`s\\[threadIdx.x\\] = threadIdx.x`)"
+
+
+def test_race_witness_is_a_code_flow(work, capsys, validator):
+    import re
+    (work / "race.cu").write_text(RACE)
+    (work / "bug.cu").write_text(BUGGY)
+    _, log = sarif(capsys, "race.cu", "bug.cu")
+    valid(validator, log)
+    race, misaligned = log["runs"][0]["results"]
+    assert "codeFlows" not in misaligned
+    first, second = re.findall(r"thread \(\d+,\d+,\d+\)", race["message"]["text"])[:2]
+    assert first != second
+    assert (race["properties"]["first_thread"], race["properties"]["second_thread"]) == (first, second)
+    [flow] = race["codeFlows"]
+    assert flow["message"]["text"] == f"{first} and {second} touch the same address; nothing orders the two accesses"
+    one, two = flow["threadFlows"]
+    assert (one["message"]["text"], two["message"]["text"]) == (first, second)
+    [a], [b] = one["locations"], two["locations"]
+    assert a["location"]["physicalLocation"] == {"artifactLocation": {"uri": "race.cu", "uriBaseId": "%SRCROOT%"},
+                                                 "region": {"startLine": 3, "startColumn": 3}}
+    assert a["location"]["message"]["text"] == f"{first}: the other access (`s\\[threadIdx.x\\] = threadIdx.x`)"
+    assert b["location"]["physicalLocation"] == race["locations"][0]["physicalLocation"]
+    assert b["location"]["physicalLocation"]["region"]["startLine"] == 4
+    assert b["location"]["message"]["text"] == f"{second}: this access (`s\\[threadIdx.x + 1\\]`)"

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import clang.cindex as ci
 
+from cudalint.columns import code_point_column, source_lines
 from cudalint.frontend import depth
 from cudalint.frontend.clang import CursorKind as K, file_name, file_position
 from cudalint.frontend.device import KernelBuilder, has_attr
@@ -38,7 +39,7 @@ class _Source:
     def __init__(self, path, text):
         self.path = path
         self.real = os.path.realpath(path)
-        self.lines = text.splitlines()
+        self.lines = source_lines(text)
         self._mine: dict[str, bool] = {}
         self._files: dict = {}  # file handle -> (path as reported, lines)
 
@@ -65,6 +66,9 @@ class _Source:
         if not (0 < l1 <= len(lines)):
             return c.spelling
         line = lines[l1 - 1]
+        if not line.isascii():  # libclang's columns count bytes of UTF-8
+            raw = line.encode("utf-8")
+            c1, c2 = code_point_column(raw, c1), code_point_column(raw, c2)
         if l2 == l1 and c2 > c1:
             return line[c1 - 1:c2 - 1]
         return line[c1 - 1:].rstrip() + " …"
@@ -160,8 +164,8 @@ def _reported(name: str) -> str:
 
 def _read_lines(name: str) -> list:
     try:
-        with open(name, encoding="utf-8", errors="replace") as fh:
-            return fh.read().splitlines()
+        with open(name, encoding="utf-8", errors="replace", newline="") as fh:
+            return source_lines(fh.read())
     except OSError:
         return []
 

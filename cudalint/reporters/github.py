@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from cudalint.baseline import rel_path
+from cudalint.project import project_path
 
 SHOWN_PER_LEVEL = 10
 SUMMARY_LIMIT = 1024 * 1024 - 4096  # GitHub rejects step summaries over 1 MiB
@@ -26,8 +26,9 @@ def escape_property(s: str) -> str:
     return escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(f) -> str:
-    props = [("file", rel_path(f.path)), ("line", str(f.line)), ("col", str(f.column))]
+def annotation(f, root) -> str:
+    """One workflow command; `file` relative to the project root, as GitHub resolves it."""
+    props = [("file", project_path(f.path, root)), ("line", str(f.line)), ("col", str(f.column))]
     if f.end_line:
         props.append(("endLine", str(f.end_line)))
     if f.end_column:
@@ -38,7 +39,7 @@ def annotation(f) -> str:
 
 
 def render(findings, run) -> str:
-    out = [annotation(f) for f in findings] + [annotation(g.as_finding()) for g in run.gaps]
+    out = [annotation(f, run.root) for f in findings] + [annotation(g.as_finding(), run.root) for g in run.gaps]
     levels = Counter(_COMMAND.get(f.severity, "warning") for f in findings)
     over = {lvl: n for lvl, n in levels.items() if lvl in ("error", "warning") and n > SHOWN_PER_LEVEL}
     summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -65,7 +66,7 @@ def summary_markdown(findings, run) -> str:
             "| Location | Rule | Severity | Message |", "|---|---|---|---|"]
     size = sum(len(r) + 1 for r in rows)
     for i, f in enumerate(findings):
-        row = (f"| `{_cell(rel_path(f.path))}:{f.line}:{f.column}` | {f.rule} {f.name} | {f.severity} "
+        row = (f"| `{_cell(project_path(f.path, run.root))}:{f.line}:{f.column}` | {f.rule} {f.name} | {f.severity} "
                f"| {_cell(f.message)} |")
         if size + len(row) + 200 > SUMMARY_LIMIT:
             rows.append(f"\n… and {len(findings) - i} more (the step summary is limited to 1 MiB).")

@@ -1,16 +1,20 @@
 """JUnit XML: one `<testsuite>` per file with findings, one failing `<testcase>` per finding, and
 a `<testcase>` with an `<error>` for a file that was not fully checked; a clean run is one passing
-test case (CI dashboards show a green run rather than an empty one)."""
+test case (CI dashboards show a green run rather than an empty one). Paths are relative to the
+project root (cudalint.project), as test-report actions resolve them."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from itertools import groupby
 
-from cudalint.baseline import rel_path
+from cudalint.project import project_path
 
 
 def render(findings, run) -> str:
+    def rel_path(path: str) -> str:
+        return project_path(path, run.root)
+
     gaps = {rel_path(g.path): g for g in run.gaps}
     root = ET.Element("testsuites", name="cudalint", tests=str(max(len(findings) + len(gaps), 1)),
                       failures=str(len(findings)), errors=str(len(gaps)))

@@ -1,28 +1,60 @@
 """SARIF 2.1.0, as GitHub code scanning reads it (research/style-and-ecosystem.md, Part 2 (a)).
 
 - `tool.driver.rules` lists every registered rule, with `help.text`/`help.markdown` from the rule's
-  documentation; results point into it with `ruleId` and `ruleIndex`.
-- URIs are relative to the current directory, POSIX-style (run cudalint from the repository root).
-- `partialFingerprints["cudalint/v1"]` is a hash of rule + path + the normalised text of the flagged
-  line, plus `:n` for the n-th such finding: it survives code moving up or down the file.
+  documentation and `helpUri` pointing at the rule module (whose docstring is that documentation)
+  in the repository; results point into it with `ruleId` and `ruleIndex`.
+- Artifact URIs are relative to the project root (cudalint.project: the repository holding the
+  first path), with `uriBaseId` `%SRCROOT%`, which `run.originalUriBaseIds` maps to the root's
+  absolute `file:` URI; a file outside the root (a system header) gets its absolute `file:` URI.
+  No URI starts with `../`, wherever cudalint ran. Columns count code points (cudalint.columns).
+- The message links every related location (`[text](id)`, SARIF §3.11.6; GitHub shows related
+  locations only when the message links them). Square brackets and backslashes in message text
+  are escaped with a backslash in every message, as the CodeQL CLI does, so `s[4]` never reads as
+  a link.
+- A race's witness (two threads, two accesses) is also a `codeFlow`: one `threadFlow` per thread.
+- `partialFingerprints`: `primaryLocationLineHash` (the key GitHub matches alerts on across runs)
+  and `cudalint/v1` (the same as baselines use), both from rule + project-relative path + the
+  normalised text of the flagged line, plus the occurrence of that triple in the file: they
+  survive code moving up or down the file.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
+from pathlib import Path
 from urllib.parse import quote
 
-from cudalint.baseline import fingerprint, rel_path
+from cudalint.baseline import fingerprint
+from cudalint.project import REPOSITORY_URL, project_path, relative, rule_doc_url
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://github.com/cudalint/cudalint"
+INFORMATION_URI = REPOSITORY_URL
+SRCROOT = "%SRCROOT%"
 _PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendation"}
+_RESERVED = ("name", "category", "kernel", "confirmation", "confirmed")  # result properties of our own
 
 
-def uri(path: str) -> str:
-    return quote(rel_path(path), safe="/:._-~")
+def artifact_location(path: str, root) -> dict:
+    rel = relative(path, root)
+    if rel is None:
+        return {"uri": Path(os.path.abspath(path)).as_uri()}
+    return {"uri": quote(rel, safe="/._-~"), "uriBaseId": SRCROOT}
+
+
+def _directory_uri(path) -> str:
+    return Path(path).as_uri().rstrip("/") + "/"
+
+
+def escape_text(s: str) -> str:
+    """Plain message text with `\\`, `[` and `]` escaped, so only our links read as links."""
+    return s.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def _msg(text: str) -> dict:
+    return {"text": escape_text(text)}
 
 
 def _section(doc: str, title: str) -> str:
@@ -38,6 +70,7 @@ def rule_descriptor(r) -> dict:
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": full[:1024]},
         "help": {"text": r.doc or r.summary, "markdown": r.doc or r.summary},
+        "helpUri": rule_doc_url(r),
         "defaultConfiguration": {"level": r.severity},
         "properties": {
             "precision": r.precision,
@@ -59,6 +92,86 @@ def _region(line, column, end_line=None, end_column=None) -> dict:
     return reg
 
 
+def _message(f) -> str:
+    text = escape_text(f.message)
+    if f.related:
+        links = "; ".join(f"[{escape_text(r.message)}]({i})" for i, r in enumerate(f.related, 1))
+        text += f". Related locations: {links}."
+    return text
+
+
+def _snippet(f, run) -> str:
+    lines = run.source(f.path)
+    if f.end_line != f.line or not 0 < f.line <= len(lines) or f.end_column <= f.column:
+        return ""
+    return lines[f.line - 1][f.column - 1:f.end_column - 1]
+
+
+def code_flows(f, primary: dict, run) -> list | None:
+    """A race's two threads, each at its access: the flagged one (the result's location) and the
+    one it races with (the first related location, as cudalint.analysis.race_report orders them)."""
+    props = dict(f.properties)
+    first, second = props.get("first_thread"), props.get("second_thread")
+    if not (first and second and f.related):
+        return None
+    other = f.related[0]
+    snippet = _snippet(f, run)
+    here = f"{second}: this access" + (f" (`{snippet}`)" if snippet else "")
+    return [{
+        "message": _msg(f"{first} and {second} touch the same address; nothing orders the two accesses"),
+        "threadFlows": [
+            {"message": _msg(first), "locations": [{
+                "location": {"physicalLocation": {"artifactLocation": artifact_location(other.path, run.root),
+                                                  "region": _region(other.line, other.column)},
+                             "message": _msg(f"{first}: {other.message}")},
+                "importance": "essential"}]},
+            {"message": _msg(second), "locations": [{
+                "location": {"physicalLocation": primary, "message": _msg(here)},
+                "importance": "essential"}]},
+        ],
+    }]
+
+
+def _fingerprint(f, run) -> str:
+    lines = run.source(f.path)
+    return fingerprint(f.rule, project_path(f.path, run.root), lines[f.line - 1] if 0 < f.line <= len(lines) else "")
+
+
+def _result(f, run, index, fp: str, occurrence: int) -> dict:
+    primary = {"artifactLocation": artifact_location(f.path, run.root),
+               "region": _region(f.line, f.column, f.end_line, f.end_column)}
+    res = {
+        "ruleId": f.rule,
+        "level": f.severity,
+        "message": {"text": _message(f)},
+        "locations": [{"physicalLocation": primary}],
+        "partialFingerprints": {"primaryLocationLineHash": f"{fp[:16]}:{occurrence + 1}",
+                                "cudalint/v1": f"{fp}:{occurrence}"},
+        "properties": {
+            "name": f.name,
+            "category": f.category,
+            "kernel": f.kernel,
+            "confirmation": ({"status": f.confirmation.status, "method": f.confirmation.method,
+                              "detail": f.confirmation.detail} if f.confirmation else None),
+            **{k: v for k, v in f.properties if k not in _RESERVED},
+        },
+    }
+    if f.rule in index:
+        res["ruleIndex"] = index[f.rule]
+    if f.related:
+        res["relatedLocations"] = [
+            {"id": i, "message": _msg(r.message),
+             "physicalLocation": {"artifactLocation": artifact_location(r.path, run.root),
+                                  "region": _region(r.line, r.column)}}
+            for i, r in enumerate(f.related, 1)]
+    flows = code_flows(f, primary, run)
+    if flows:
+        res["codeFlows"] = flows
+    if f.confirmation:
+        res["properties"]["confirmed"] = f.confirmation.status == "confirmed"
+    return res
+
+
 def render(findings, run) -> str:
     from cudalint.registry import all_rules
     rules = list(all_rules().values())
@@ -66,40 +179,13 @@ def render(findings, run) -> str:
     occurrences: Counter = Counter()
     results = []
     for f in findings:
-        lines = run.source(f.path)
-        text = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
-        fp = fingerprint(f.rule, f.path, text)
-        occ = occurrences[fp]
+        fp = _fingerprint(f, run)
+        results.append(_result(f, run, index, fp, occurrences[fp]))
         occurrences[fp] += 1
-        res = {
-            "ruleId": f.rule,
-            "level": f.severity,
-            "message": {"text": f.message},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(f.path)},
-                                                "region": _region(f.line, f.column, f.end_line, f.end_column)}}],
-            "partialFingerprints": {"cudalint/v1": f"{fp}:{occ}"},
-            "properties": {
-                "name": f.name,
-                "category": f.category,
-                "kernel": f.kernel,
-                "confirmation": ({"status": f.confirmation.status, "method": f.confirmation.method,
-                                  "detail": f.confirmation.detail} if f.confirmation else None),
-            },
-        }
-        if f.rule in index:
-            res["ruleIndex"] = index[f.rule]
-        if f.related:
-            res["relatedLocations"] = [
-                {"id": i, "message": {"text": r.message},
-                 "physicalLocation": {"artifactLocation": {"uri": uri(r.path)}, "region": _region(r.line, r.column)}}
-                for i, r in enumerate(f.related, 1)]
-        if f.confirmation:
-            res["properties"]["confirmed"] = f.confirmation.status == "confirmed"
-        results.append(res)
     notifications = [{
         "level": "error" if d.severity == "error" else "warning",
-        "message": {"text": d.message},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(d.path)},
+        "message": _msg(d.message),
+        "locations": [{"physicalLocation": {"artifactLocation": artifact_location(d.path, run.root),
                                             **({"region": _region(d.line, d.column)} if d.line else {})}}],
     } for d in run.diagnostics]
     log = {
@@ -113,8 +199,10 @@ def render(findings, run) -> str:
                 "informationUri": INFORMATION_URI,
                 "rules": [rule_descriptor(r) for r in rules],
             }},
+            "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(run.root)}},
             # false when a file was not fully checked: GitHub then shows the run as incomplete
-            "invocations": [{"executionSuccessful": not run.gaps, "toolExecutionNotifications": notifications}],
+            "invocations": [{"executionSuccessful": not run.gaps, "toolExecutionNotifications": notifications,
+                             "workingDirectory": {"uri": _directory_uri(os.getcwd())}}],
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],

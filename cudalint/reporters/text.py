@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from collections import Counter
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
@@ -47,7 +48,9 @@ def _frame(con, f, lines):
     row.append(src)
     con.print(row)
     caret = Text(f"{gutter} | ", style="blue")
-    caret.append(" " * (start - 1) + "^" * max(1, end - start), style=_STYLE.get(f.severity, "bold"))
+    # columns count characters; wide ones (CJK) take two terminal cells
+    pad, width = cell_len(src[:start - 1]) + max(0, start - 1 - len(src)), cell_len(src[start - 1:end - 1])
+    caret.append(" " * pad + "^" * max(1, width), style=_STYLE.get(f.severity, "bold"))
     con.print(caret)
 
 
