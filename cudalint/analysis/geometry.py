@@ -65,13 +65,18 @@ def geometries(model: FileModel, kernel: Kernel, block_dims: dict | None = None,
     elsewhere = [f for f in external if f.kernel_usr == kernel.usr]
     if elsewhere and all(g.block is None or None in g.block for g in found):
         found = [_pin_unused_axes(kernel, Geometry(f.block, f.grid, f.describe(), kernel.launch_bounds or 1024,
-                                                   args=fixed_arguments(kernel, f.arg_values)))
+                                                   args=fixed_arguments(kernel, f.arg_values, f.grid)))
                  for f in elsewhere]
     return [replace(g, grid=grid) for g in found] if grid else found
 
 
-def fixed_arguments(kernel: Kernel, values: tuple) -> tuple:
-    """(parameter, value) for the kernel's arguments whose values the launch fixes."""
+def fixed_arguments(kernel: Kernel, values: tuple, grid) -> tuple:
+    """(parameter, value) for the kernel's arguments whose values the launch fixes, where its
+    grid is fixed too: an open grid stands for one sized to the problem, and sizes fixed beside
+    a grid of any size (`<<<g, b>>>(out, 512)` with g unknown) would invent blocks past the data."""
+    open_grid = not (grid and all(v is not None for v in grid))
+    if open_grid and any(name.startswith(("blockIdx.", "gridDim.")) for name in _builtins_used(kernel)):
+        return ()
     return tuple((kernel.params[i], v) for i, v in enumerate(values)
                  if v is not None and i < len(kernel.params) and -2**31 <= v < 2**32)
 
@@ -93,7 +98,7 @@ def _launch_geometries(model: FileModel, kernel: Kernel, block_dims: dict | None
     found, symbolic = [], set()  # symbolic: the fixed arguments of the launches with an open blockDim
     for launch in launches_of(model, kernel):
         if launch.block is None or all(v is None for v in launch.block):
-            symbolic.add(fixed_arguments(kernel, launch.arg_values))
+            symbolic.add(fixed_arguments(kernel, launch.arg_values, launch.grid))
             continue
         if any(v is not None and not 0 < v <= m for v, m in zip(launch.block, MAX_BLOCK)):
             symbolic.add(())  # not a launch CUDA runs
@@ -102,7 +107,7 @@ def _launch_geometries(model: FileModel, kernel: Kernel, block_dims: dict | None
         tied = tuple((axis, kernel.params[i]) for axis, i in enumerate(launch.block_args)
                      if i is not None and i < len(kernel.params) and launch.block[axis] is None)
         g = Geometry(launch.block, grid, f"the launch at line {launch.loc.line}",
-                     kernel.launch_bounds or 1024, tied=tied, args=fixed_arguments(kernel, launch.arg_values))
+                     kernel.launch_bounds or 1024, tied=tied, args=fixed_arguments(kernel, launch.arg_values, grid))
         if all((g.block, g.grid, g.args) != (f.block, f.grid, f.args) for f in found):
             found.append(g)
     limit = kernel.launch_bounds or 1024
