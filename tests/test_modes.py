@@ -22,3 +22,14 @@ def test_shim_and_toolkit_agree(path):
     toolkit = analyze_file(str(path), Settings(cuda_mode="toolkit", file_budget_s=FIXTURE_BUDGET_S))
     assert not [d for d in toolkit.diagnostics if d.severity == "error"], toolkit.diagnostics
     assert sorted(map(_key, shim.findings)) == sorted(map(_key, toolkit.findings))
+
+
+def test_thread_ids_behind_macros_are_coordinates_in_toolkit_mode():
+    """`#define tidy threadIdx.y`: the toolkit's headers give the member no name, and the text at
+    the cursor is the macro's; the macro's definition says the axis."""
+    from cudalint.frontend.parse import parse
+    from cudalint.frontend.tu import build_model
+    from cudalint.model import Access, syms
+    model = build_model(parse(str(FIXTURES / "races" / "macro_ids.cu"), Settings(cuda_mode="toolkit")))
+    names = {s.name for k in model.kernels for e in k.events if isinstance(e, Access) for s in syms(e.offset)}
+    assert names == {"threadIdx.x", "threadIdx.y"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import weakref
 import zlib
 from dataclasses import dataclass, replace
 
@@ -47,7 +48,22 @@ def _builtin_field(c) -> str:
     for words in (tokens(c), [t.spelling for t in c.get_tokens()]):
         if words and words[-1] in ("x", "y", "z"):
             return words[-1]
+        if len(words) == 1:  # an object-like macro (`#define tidy threadIdx.y`): its definition's
+            body = _macro_tokens(c.translation_unit, words[0])
+            if body and body[-1] in ("x", "y", "z"):
+                return body[-1]
     return "x"
+
+
+_MACROS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # TU -> {macro name: its tokens}
+
+
+def _macro_tokens(tu, name: str) -> list:
+    """The replacement tokens of an object-like macro the translation unit defines."""
+    if tu not in _MACROS:
+        _MACROS[tu] = {m.spelling: [t.spelling for t in m.get_tokens()][1:]
+                       for m in tu.cursor.get_children() if m.kind == K.MACRO_DEFINITION}
+    return _MACROS[tu].get(name, [])
 
 
 @dataclass(frozen=True)
@@ -776,8 +792,11 @@ class KernelBuilder:
             return env[(base.referenced.hash, c.spelling)]
         if base is not None and base.kind == K.DECL_REF_EXPR and base.spelling in BUILTIN_SCOPES:
             # the member's own name: a macro around `threadIdx.x` hides it from the tokens
-            field = c.spelling or (c.referenced.spelling if c.referenced is not None else "") or \
-                self.text_of(c).rpartition(".")[2].strip() or _builtin_field(c)
+            # the member's own name; a macro (`#define tid threadIdx.x`) leaves only its own name
+            # in the text, and the toolkit's property accessors have none: the tokens say it then
+            named = (c.spelling, c.referenced.spelling if c.referenced is not None else "",
+                     self.text_of(c).rpartition(".")[2].strip())
+            field = next((n for n in named if n in AXES), None) or _builtin_field(c)
             if field not in AXES:
                 return self.fresh(f"{base.spelling}.{field}", BUILTIN_SCOPES[base.spelling], c)
             self.builtins_read.add(f"{base.spelling}.{field}")
