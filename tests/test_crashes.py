@@ -59,6 +59,20 @@ def test_open_grid_size_in_a_guard_of_a_shared_access(work, capsys):
     assert code == 1
 
 
+def test_open_grid_size_in_a_loop_bound_of_a_shared_access(work, capsys):
+    # a launch whose grid size is computed at run time leaves gridDim.x open: the loop's bound
+    # read it as None ("'<' not supported between 'int' and 'NoneType'", hecbench threadfence)
+    (work / "grid.cu").write_text(
+        "__global__ void k(const float* in, float* out) {\n  __shared__ float s[64 * 33];\n"
+        "  for (unsigned j = 0; j < gridDim.x; j++) {\n    s[threadIdx.x * 32 + j % 32] += in[j];\n  }\n"
+        "  __syncthreads();\n  out[blockIdx.x * 64 + threadIdx.x] = s[threadIdx.x];\n}\n"
+        "void run(const float* in, float* p, int n) { const int g = (n + 63) / 64; k<<<g, 64>>>(in, p); }\n")
+    code, out, err = run(capsys, "-q", "grid.cu")
+    assert err == ""
+    assert _lines(out, "CUDA301") == [4]  # 32-way for every value of j
+    assert code == 1
+
+
 def test_negative_shift_in_a_loop_step(work, capsys):
     (work / "shift.cu").write_text(
         "__global__ void k(float* out) {\n  __shared__ float s[2048];\n"
