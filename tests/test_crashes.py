@@ -32,6 +32,31 @@ def test_too_deep_function_is_skipped_by_name_and_the_rest_is_checked(work, caps
     assert code == 2
 
 
+def test_too_deep_helper_skips_the_kernel_that_inlines_it_by_name(work, capsys):
+    # the text check measures each function alone: the kernel inlining the helper ran into
+    # Python's recursion limit inside a libclang callback (IndexError, hecbench pns-cuda mutant)
+    body = "if (threadIdx.x) {" * 300 + "p[0] = 1;" + "}" * 300
+    (work / "deep.cu").write_text(f"__device__ void h(float* p) {{\n{body}\n}}\n"
+                                  f"__global__ void k(float* p) {{ h(p); }}\n{RACY}"
+                                  "int main() { k<<<1, 64>>>(0); g<<<1, 64>>>(0); }\n")
+    code, out, err = run(capsys, "-q", "deep.cu")
+    assert err == ("deep.cu:1:1: error: `h` nests more than 100 levels deep; not analysed\n"
+                   "deep.cu:4:1: error: `k` nests more than 400 statements and expressions deep "
+                   "(in the inlined `h`); not analysed\n")
+    assert _lines(out, "CUDA201") == [8]  # g is still checked
+    assert out.endswith("1 file not fully checked (1 nested too deeply); their findings may be incomplete.\n")
+    assert code == 2
+
+
+def test_long_operator_chain_without_brackets_skips_its_kernel(work, capsys):
+    (work / "chain.cu").write_text("__global__ void k(float* p) {\n  p[threadIdx.x" + " + 1" * 2000 + "] = 1;\n}\n"
+                                   f"{RACY}int main() {{ k<<<1, 64>>>(0); g<<<1, 64>>>(0); }}\n")
+    code, out, err = run(capsys, "-q", "chain.cu")
+    assert err == "chain.cu:1:1: error: `k` nests more than 400 statements and expressions deep; not analysed\n"
+    assert _lines(out, "CUDA201") == [7]
+    assert code == 2
+
+
 def test_fifty_nested_ifs_are_analysed(work, capsys):
     (work / "deep.cu").write_text(_nested(50))
     code, out, err = run(capsys, "-q", "deep.cu")

@@ -9,6 +9,7 @@ what they were computed from.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import zlib
@@ -16,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from cudalint.frontend.clang import (CursorKind as K, TypeKind as T, const_int, file_position, for_parts,
                                      operator, tokens)
+from cudalint.frontend.depth import MAX_WALK, TooDeep
 from cudalint.frontend.warp_calls import warp_call
 from cudalint.model import (BLOCK, THREAD, UNIFORM, Access, Array, Barrier, Const, Kernel, Loc, Loop, Op,
                             Stored, Sym, syms)
@@ -60,6 +62,20 @@ class Ptr:
     volatile: bool = False
     extent: int | None = None  # elements a subscript may reach from here (a declared array's row)
     bounds: tuple = ()  # (index Expr, extent) of each subscript of a declared array so far
+
+
+def _counted(walk):
+    """stmt/expr with a count of those open (see cudalint.frontend.depth.MAX_WALK)."""
+    @functools.wraps(walk)
+    def counted(self, c, env):
+        if self.level >= MAX_WALK:
+            raise TooDeep()
+        self.level += 1
+        try:
+            return walk(self, c, env)
+        finally:
+            self.level -= 1
+    return counted
 
 
 class _Return(Exception):
@@ -174,6 +190,7 @@ class KernelBuilder:
         self.loop_stack: list[int] = []
         self.via: tuple = ()
         self.depth = 0
+        self.level = 0  # statements and expressions open in the walk (see _counted)
         self.ids = itertools.count(1)
         self.returns: list | None = None  # (guard, value) pairs of the helper being inlined
         self.tparams: list[dict] = [template_values(fn)]  # per inlined function: name -> value
@@ -284,6 +301,7 @@ class KernelBuilder:
         for ch in c.get_children():
             self.stmt(ch, env)
 
+    @_counted
     def stmt(self, c, env):
         k = c.kind
         if k == K.COMPOUND_STMT:
@@ -549,6 +567,7 @@ class KernelBuilder:
 
     # ------------------------------------------------------------------ expressions
 
+    @_counted
     def expr(self, c, env):
         k = c.kind
         if k in _PASS:
@@ -1033,6 +1052,9 @@ class KernelBuilder:
             self.block(body, callee_env)
         except _Return:
             pass
+        except TooDeep as e:
+            e.helper = e.helper or fn.spelling
+            raise
         finally:
             rets = self.returns
             self.returns, self.via, self.guard = saved[0], saved[1], saved[2]
