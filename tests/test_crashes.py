@@ -32,6 +32,31 @@ def test_too_deep_function_is_skipped_by_name_and_the_rest_is_checked(work, caps
     assert code == 2
 
 
+def test_too_deep_helper_skips_the_kernel_that_inlines_it_by_name(work, capsys):
+    # the text check measures each function alone: the kernel inlining the helper ran into
+    # Python's recursion limit inside a libclang callback (IndexError, hecbench pns-cuda mutant)
+    body = "if (threadIdx.x) {" * 300 + "p[0] = 1;" + "}" * 300
+    (work / "deep.cu").write_text(f"__device__ void h(float* p) {{\n{body}\n}}\n"
+                                  f"__global__ void k(float* p) {{ h(p); }}\n{RACY}"
+                                  "int main() { k<<<1, 64>>>(0); g<<<1, 64>>>(0); }\n")
+    code, out, err = run(capsys, "-q", "deep.cu")
+    assert err == ("deep.cu:1:1: error: `h` nests more than 100 levels deep; not analysed\n"
+                   "deep.cu:4:1: error: `k` nests more than 400 statements and expressions deep "
+                   "(in the inlined `h`); not analysed\n")
+    assert _lines(out, "CUDA201") == [8]  # g is still checked
+    assert out.endswith("1 file not fully checked (1 nested too deeply); their findings may be incomplete.\n")
+    assert code == 2
+
+
+def test_long_operator_chain_without_brackets_skips_its_kernel(work, capsys):
+    (work / "chain.cu").write_text("__global__ void k(float* p) {\n  p[threadIdx.x" + " + 1" * 2000 + "] = 1;\n}\n"
+                                   f"{RACY}int main() {{ k<<<1, 64>>>(0); g<<<1, 64>>>(0); }}\n")
+    code, out, err = run(capsys, "-q", "chain.cu")
+    assert err == "chain.cu:1:1: error: `k` nests more than 400 statements and expressions deep; not analysed\n"
+    assert _lines(out, "CUDA201") == [7]
+    assert code == 2
+
+
 def test_fifty_nested_ifs_are_analysed(work, capsys):
     (work / "deep.cu").write_text(_nested(50))
     code, out, err = run(capsys, "-q", "deep.cu")
@@ -56,6 +81,20 @@ def test_open_grid_size_in_a_guard_of_a_shared_access(work, capsys):
     code, out, err = run(capsys, "-q", "grid.cu")
     assert err == ""
     assert _lines(out, "CUDA301") == [4]
+    assert code == 1
+
+
+def test_open_grid_size_in_a_loop_bound_of_a_shared_access(work, capsys):
+    # a launch whose grid size is computed at run time leaves gridDim.x open: the loop's bound
+    # read it as None ("'<' not supported between 'int' and 'NoneType'", hecbench threadfence)
+    (work / "grid.cu").write_text(
+        "__global__ void k(const float* in, float* out) {\n  __shared__ float s[64 * 33];\n"
+        "  for (unsigned j = 0; j < gridDim.x; j++) {\n    s[threadIdx.x * 32 + j % 32] += in[j];\n  }\n"
+        "  __syncthreads();\n  out[blockIdx.x * 64 + threadIdx.x] = s[threadIdx.x];\n}\n"
+        "void run(const float* in, float* p, int n) { const int g = (n + 63) / 64; k<<<g, 64>>>(in, p); }\n")
+    code, out, err = run(capsys, "-q", "grid.cu")
+    assert err == ""
+    assert _lines(out, "CUDA301") == [4]  # 32-way for every value of j
     assert code == 1
 
 

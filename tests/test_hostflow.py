@@ -318,3 +318,20 @@ def test_summary_of_a_helper_that_frees_and_one_that_reads(tmp_path):
     assert [(e.param, e.deref, e.action) for e in summ["take"].effects] == [(0, True, "alloc")]
     assert summ["look"].effects == () and summ["look"].escapes == frozenset()
     assert summ["keep"].escapes == frozenset({0})
+
+
+def test_null_test_of_a_call_result(tmp_path):
+    # `if (strstr(name, ".ra") != NULL)` tests a call, not a variable: the path walk took the
+    # call's id for a variable name (AttributeError: 'int' has no 'startswith', hecbench tgvnn)
+    r, base = run(tmp_path, """
+    const char* find(const char* s, const char* t);
+    int f(const char* name) {
+      float* d = nullptr;
+      cudaMalloc(&d, 16);
+      if (find(name, ".ra") != NULL) return 1;
+      if (!find(name, ".rb")) { cudaFree(d); return 2; }
+      cudaFree(d);
+      return 0;
+    }""")
+    assert lines(r.leaks, "exit_loc", base) == [6]
+    assert r.double_frees == []

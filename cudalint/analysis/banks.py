@@ -224,7 +224,9 @@ def _lanes(geom: Geometry, offset, guard):
 
 
 def _grid_env(geom: Geometry) -> dict:
-    return {f"gridDim.{a}": d for a, d in zip(AXES, geom.grid)} if geom.grid else {}
+    """The grid's known sizes; an open one (None) stays out, so it reads as an unbound symbol as
+    an argument does, instead of a None that breaks arithmetic and comparisons."""
+    return {f"gridDim.{a}": d for a, d in zip(AXES, geom.grid) if d is not None} if geom.grid else {}
 
 
 def _loop_values(loop, env: dict):
@@ -395,7 +397,7 @@ def _active(conditions, env) -> bool:
         try:
             if not holds(env):
                 return False
-        except (KeyError, ZeroDivisionError, Unbound, TypeError):  # TypeError: a dimension left open (None)
+        except (KeyError, ZeroDivisionError, Unbound):
             pass
     return True
 

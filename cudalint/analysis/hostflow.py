@@ -166,6 +166,8 @@ class _Flow:
                     self.drop(s, site)
                 s.trail += (f"`{call.name}` fails at line {call.loc.line}",)
             return s
+        if subject[0] != "var":  # a null test of a call's result (`strstr(..) != NULL`): nothing it returns is held
+            return s
         site = s.binds.get(subject[1]) or self.lazy_param_site(s, subject[1])
         if site is not None and dec.sense == "null" and s.allocs.get(site, ("",))[0] in ("live", "param"):
             self.drop(s, site)

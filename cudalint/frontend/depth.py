@@ -11,8 +11,24 @@ from __future__ import annotations
 import re
 
 MAX_NESTING = 100  # brackets of any kind; real kernels stay far below it
-# Python frames the walkers need per nesting level, with room to spare (set in each worker)
-RECURSION_LIMIT = 12 * MAX_NESTING + 2000
+# Statements and expressions the kernel walker may have open at once, inlined helpers included:
+# the text check above sees one function, a helper from another function or a header is only
+# measured as the walk reaches it (cudalint.frontend.device counts them).
+MAX_WALK = 4 * MAX_NESTING
+# Python frames the walkers need, with room to spare (set in each worker): the kernel walker
+# takes at most 4 frames per counted level, libclang's child visitor and the analyses a few
+# hundred on top.
+RECURSION_LIMIT = 5 * MAX_WALK + 2000
+
+
+class TooDeep(Exception):
+    """The kernel walker reached MAX_WALK open statements and expressions: the kernel is skipped
+    (with a diagnostic naming it, and the inlined helper where the walk was) before Python's
+    recursion limit is hit inside a libclang callback, which would lose children silently."""
+
+    def __init__(self):
+        super().__init__(f"more than {MAX_WALK} nested statements and expressions")
+        self.helper: str | None = None  # the innermost inlined function the walk was in
 
 _SKIP = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 

@@ -9,6 +9,7 @@ what they were computed from.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import weakref
@@ -17,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from cudalint.frontend.clang import (CursorKind as K, TypeKind as T, const_int, file_position, for_parts,
                                      operator, tokens)
+from cudalint.frontend.depth import MAX_WALK, TooDeep
 from cudalint.frontend.warp_calls import warp_call
 from cudalint.model import (BLOCK, THREAD, UNIFORM, Access, Array, Barrier, Const, Kernel, Loc, Loop, Op,
                             Stored, Sym, Ticket, syms)
@@ -133,6 +135,20 @@ def _fixed_truth(cond) -> bool | None:
     return True if z3.is_true(v) else False if z3.is_false(v) else None
 
 
+def _counted(walk):
+    """stmt/expr with a count of those open (see cudalint.frontend.depth.MAX_WALK)."""
+    @functools.wraps(walk)
+    def counted(self, c, env):
+        if self.level >= MAX_WALK:
+            raise TooDeep()
+        self.level += 1
+        try:
+            return walk(self, c, env)
+        finally:
+            self.level -= 1
+    return counted
+
+
 class _Return(Exception):
     pass
 
@@ -245,6 +261,7 @@ class KernelBuilder:
         self.loop_stack: list[int] = []
         self.via: tuple = ()
         self.depth = 0
+        self.level = 0  # statements and expressions open in the walk (see _counted)
         self.ids = itertools.count(1)
         self.returns: list | None = None  # (guard, value) pairs of the helper being inlined
         self.tparams: list[dict] = [template_values(fn)]  # per inlined function: name -> value
@@ -375,6 +392,7 @@ class KernelBuilder:
         for ch in c.get_children():
             self.stmt(ch, env)
 
+    @_counted
     def stmt(self, c, env):
         k = c.kind
         if k == K.COMPOUND_STMT:
@@ -657,6 +675,7 @@ class KernelBuilder:
 
     # ------------------------------------------------------------------ expressions
 
+    @_counted
     def expr(self, c, env):
         k = c.kind
         if k in _PASS:
@@ -1177,6 +1196,9 @@ class KernelBuilder:
             self.block(body, callee_env)
         except _Return:
             pass
+        except TooDeep as e:
+            e.helper = e.helper or fn.spelling
+            raise
         finally:
             rets = self.returns
             self.returns, self.via, self.guard = saved[0], saved[1], saved[2]

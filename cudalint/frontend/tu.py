@@ -118,7 +118,14 @@ def build_model(parsed: Parsed) -> FileModel:
     models, notes = [], []
     broken = _error_lines(parsed.tu, src)
     for fn in kernels:
-        built = _kernel_models(fn, src, instantiations, notes)
+        try:
+            built = _kernel_models(fn, src, instantiations, notes)
+        except depth.TooDeep as e:  # through inlined helpers, which the text check does not see
+            where = f" (in the inlined `{e.helper}`)" if e.helper else ""
+            too_deep.append(Diagnostic(src.path, fn.extent.start.line, fn.extent.start.column, "error",
+                                       f"`{fn.spelling}` nests more than {depth.MAX_WALK} statements and "
+                                       f"expressions deep{where}; not analysed", "depth"))
+            continue
         if any(fn.extent.start.line <= line <= fn.extent.end.line for line in broken):
             built = [replace(k, incomplete=True) for k in built]
             notes.append(f"kernel `{fn.spelling}`: parse errors inside its body, races and barriers not checked")
