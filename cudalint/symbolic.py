@@ -175,10 +175,15 @@ def conjuncts(guard) -> list:
     return out
 
 
-def solver(ints: bool = False) -> z3.Solver:
+def solver(ints: bool = False, functions: bool = False) -> z3.Solver:
     """A solver for quantifier-free bit-vector queries (faster than the default portfolio), or
-    z3's default for integer ones (linear in the main, non-linear where a size is unknown)."""
-    return z3.Solver() if ints else z3.SolverFor("QF_BV")
+    z3's default for integer ones (linear in the main, non-linear where a size is unknown).
+    `functions`: the query applies uninterpreted functions (an array's contents), which QF_BV's
+    incremental SAT core refuses at the first push after a check ("apply simplifier before
+    invoking translator"): QF_UFBV then."""
+    if ints:
+        return z3.Solver()
+    return z3.SolverFor("QF_UFBV" if functions else "QF_BV")
 
 
 def check(solver: z3.Solver, timeout_ms: int):

@@ -98,6 +98,20 @@ def test_open_grid_size_in_a_loop_bound_of_a_shared_access(work, capsys):
     assert code == 1
 
 
+def test_race_between_stores_of_loaded_values_in_bit_vectors(work, capsys):
+    # the stored values are loads (uninterpreted functions) under a bit operation: QF_BV's solver
+    # refused them when the witness was narrowed (Z3Exception "apply simplifier before invoking
+    # translator" in CUDA201-203, hecbench logic-rewrite-cuda)
+    (work / "uf.cu").write_text(
+        "__global__ void k(const int* in, int* out) {\n  out[threadIdx.x & 7] = in[threadIdx.x] ^ 1;\n"
+        "  out[8 + (threadIdx.x & 7)] = in[threadIdx.x & 7] ^ 1;\n}\nint main() { k<<<1, 64>>>(0, 0); }\n")
+    code, out, err = run(capsys, "-q", "uf.cu")
+    assert err == ""
+    assert _lines(out, "CUDA203") == [2]  # line 3 stores the same value from every thread that meets
+    assert "thread (0,0,0) writes `out[0]` at line 2; thread (8,0,0) writes `out[0]` at line 2" in out
+    assert code == 1
+
+
 def test_negative_shift_in_a_loop_step(work, capsys):
     (work / "shift.cu").write_text(
         "__global__ void k(float* out) {\n  __shared__ float s[2048];\n"

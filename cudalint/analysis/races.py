@@ -313,7 +313,8 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
             facts += _memo(memo, key, th, lambda: loop_definition(kernel.loops[lid], th, it))
     o1, o2 = t1.term(first.offset), t2.term(second.offset)
     facts += _overlap(o1, o2, first.width, second.width) + _in_bounds(o1, first, t1) + _in_bounds(o2, second, t2)
-    facts += _values_differ(kernel, first, second, t1, t2)
+    differ = _values_differ(kernel, first, second, t1, t2)  # loads are uninterpreted functions
+    facts += differ
     l1, l2 = t1.linear_id(), t2.linear_id()
     same_block = [t1.builtin("blockIdx", ax) == t2.builtin("blockIdx", ax) for ax in "xyz"]
     if mode == "grid":
@@ -327,7 +328,7 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
         facts.append(div(l1, 32) != div(l2, 32))
     if mode == "warp":
         facts.append(div(l1, 32) == div(l2, 32))
-    s = solver(ints)
+    s = solver(ints, functions=bool(differ))
     s.add(*facts, *t1.side, *t2.side)
     return s, t1, t2, o1, o2
 
