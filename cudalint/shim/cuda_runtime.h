@@ -2,6 +2,7 @@
 #include "cudalint_shim.h"
 #ifndef CUDALINT_CUDA_RUNTIME_H
 #define CUDALINT_CUDA_RUNTIME_H
+#define __CUDA_RUNTIME_H__ /* the toolkit's guard, which code tests (helper_cuda.h's findCudaDevice) */
 #include "vector_types.h"
 #include "vector_functions.h"
 #include "device_launch_parameters.h"

@@ -2,6 +2,7 @@
 #include "cudalint_shim.h"
 #ifndef CUDALINT_CUDA_RUNTIME_API_H
 #define CUDALINT_CUDA_RUNTIME_API_H
+#define __CUDA_RUNTIME_API_H__ /* the toolkit's guard */
 #include "driver_types.h"
 
 extern "C" {
