@@ -62,3 +62,69 @@ def test_code_guarded_by_the_toolkits_header_macros(tmp_path):
         assert [d for d in r.diagnostics if d.severity == "error"] == []
     assert [(f.rule, f.line) for f in results["shim"].findings] == [("CUDA201", 16), ("CUDA401", 23)]
     assert sorted(map(_key, results["shim"].findings)) == sorted(map(_key, results["toolkit"].findings))
+
+
+TEXTURES = """\
+#include <cuda_runtime.h>
+
+__global__ void blur(cudaTextureObject_t tex, cudaSurfaceObject_t surf, float* out, int w) {
+  __shared__ float row[64];
+  int x = threadIdx.x;
+  row[x] = tex2D<float>(tex, x + 0.5f, blockIdx.y + 0.5f);
+  float v;
+  surf2Dread(&v, surf, x * 4, blockIdx.y, cudaBoundaryModeClamp);
+  out[blockIdx.y * w + x] = row[(x + 1) % 64] + v;
+}
+
+cudaResourceDesc g_res;
+
+cudaTextureObject_t make(int w, int h) {
+  cudaChannelFormatDesc d = cudaCreateChannelDesc<float>();
+  cudaArray_t arr;
+  cudaMallocArray(&arr, &d, w, h, cudaArraySurfaceLoadStore | cudaArrayTextureGather);
+  memset(&g_res, 0, sizeof(cudaResourceDesc));
+  g_res.resType = cudaResourceTypeArray;
+  g_res.res.array.array = arr;
+  cudaTextureDesc td = {};
+  td.addressMode[0] = cudaAddressModeClamp;
+  td.filterMode = cudaFilterModePoint;
+  td.readMode = cudaReadModeElementType;
+  cudaTextureObject_t t = 0;
+  cudaCreateTextureObject(&t, &g_res, &td, nullptr);
+  return t;
+}
+
+void leaky(int w) {
+  cudaChannelFormatDesc d = cudaCreateChannelDesc<float>();
+  cudaArray_t arr;
+  cudaMallocArray(&arr, &d, w, 1);
+  cudaMemcpyToArray(arr, 0, 0, &w, sizeof(int), cudaMemcpyHostToDevice);
+}
+
+int main() {
+  cudaTextureObject_t t = make(64, 4);
+  cudaSurfaceObject_t s = 0;
+  cudaCreateSurfaceObject(&s, &g_res);
+  float* out = nullptr;
+  cudaMalloc(&out, 256 * sizeof(float));
+  blur<<<dim3(1, 4), 64>>>(t, s, out, 64);
+  leaky(8);
+  cudaDestroySurfaceObject(s);
+  cudaDestroyTextureObject(t);
+  cudaFree(out);
+  return 0;
+}
+"""
+
+
+def test_texture_and_surface_objects(tmp_path):
+    # tex2D<T>, surf2Dread, cudaResourceDesc, cudaCreateTextureObject, cudaArray flags: the shim
+    # lacked them, so a kernel that fetches through a texture object went unchecked in shim
+    # mode only, and a CUDA array stored in a global resource descriptor looked leaked
+    path = tmp_path / "tex.cu"
+    path.write_text(TEXTURES)
+    results = {mode: analyze_file(str(path), Settings(cuda_mode=mode)) for mode in ("shim", "toolkit")}
+    for r in results.values():
+        assert [d for d in r.diagnostics if d.severity == "error"] == []
+    assert [(f.rule, f.line) for f in results["shim"].findings] == [("CUDA201", 9), ("CUDA401", 35)]
+    assert sorted(map(_key, results["shim"].findings)) == sorted(map(_key, results["toolkit"].findings))

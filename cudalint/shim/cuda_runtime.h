@@ -9,6 +9,8 @@
 #include "driver_types.h"
 #include "cuda_runtime_api.h"
 #include "device_functions.h"
+#include "texture_types.h"
+#include "texture_indirect_functions.h"
 
 /* The real cuda_runtime.h pulls these in (via crt/common_functions.h and math_functions.h), and
    real code relies on it (INT_MAX, memcpy, printf, std::numeric_limits without an include).

@@ -181,6 +181,10 @@ enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDe
 #define cudaInvalidDeviceId ((int)-2)
 #define cudaArrayDefault 0x00
 #define cudaArraySurfaceLoadStore 0x02
+#define cudaArrayLayered 0x01
+#define cudaArrayCubemap 0x04
+#define cudaArrayTextureGather 0x08
+#define cudaArrayColorAttachment 0x20
 
 /* opaque handles */
 typedef struct CUstream_st *cudaStream_t;
