@@ -128,3 +128,38 @@ def test_texture_and_surface_objects(tmp_path):
         assert [d for d in r.diagnostics if d.severity == "error"] == []
     assert [(f.rule, f.line) for f in results["shim"].findings] == [("CUDA201", 9), ("CUDA401", 35)]
     assert sorted(map(_key, results["shim"].findings)) == sorted(map(_key, results["toolkit"].findings))
+
+
+PARTITIONS = """\
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+template <unsigned int B>
+__global__ void sums(const int* in, int* out) {
+  __shared__ cg::block_tile_memory<B> scratch;
+  cg::thread_block cta = cg::this_thread_block(scratch);
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cta);
+  __shared__ int part[B / 32];
+  int v = in[cta.thread_rank()];
+  cg::coalesced_group same = cg::binary_partition(warp, v & 1);
+  int s = cg::reduce(same, v, cg::plus<int>());
+  if (same.thread_rank() == 0) part[warp.meta_group_rank()] = s;
+  cta.sync();
+  if (cta.thread_rank() == 0) out[blockIdx.x] = part[0] + part[1];
+}
+
+int main() { sums<256><<<4, 256>>>(0, 0); }
+"""
+
+
+def test_warp_partitions_and_block_tile_memory(tmp_path):
+    # cg::binary_partition and cg::block_tile_memory / this_thread_block(scratch) were missing
+    # from the shim: such kernels had parse errors (and went unchecked) in shim mode only
+    path = tmp_path / "part.cu"
+    path.write_text(PARTITIONS)
+    results = {mode: analyze_file(str(path), Settings(cuda_mode=mode)) for mode in ("shim", "toolkit")}
+    for r in results.values():
+        assert [d for d in r.diagnostics if d.severity == "error"] == []
+        assert r.kernels == 1
+    assert sorted(map(_key, results["shim"].findings)) == sorted(map(_key, results["toolkit"].findings))
