@@ -33,3 +33,144 @@ def test_thread_ids_behind_macros_are_coordinates_in_toolkit_mode():
     model = build_model(parse(str(FIXTURES / "races" / "macro_ids.cu"), Settings(cuda_mode="toolkit")))
     names = {s.name for k in model.kernels for e in k.events if isinstance(e, Access) for s in syms(e.offset)}
     assert names == {"threadIdx.x", "threadIdx.y"}
+
+
+GUARDED = """\
+#include <cuda_runtime.h>
+#include <cstdio>
+#ifdef __DRIVER_TYPES_H__
+#define CHECK(call) do { cudaError_t e = (call); if (e != cudaSuccess) printf("%s\\n", cudaGetErrorName(e)); } while (0)
+#endif
+#ifdef __CUDA_RUNTIME_H__
+inline bool usable(int dev) {
+  int mode = 0;
+  CHECK(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, dev));
+  return mode != cudaComputeModeProhibited;
+}
+#endif
+__global__ void k(float* p) {
+  __shared__ float s[64];
+  s[threadIdx.x] = p[threadIdx.x];
+  p[threadIdx.x] = s[(threadIdx.x + 1) % 64];
+}
+int main() {
+  if (!usable(0)) return 1;
+  float* d = nullptr;
+  CHECK(cudaMalloc(&d, 64 * sizeof(float)));
+  k<<<1, 64>>>(d);
+  return 0;
+}
+"""
+
+
+def test_code_guarded_by_the_toolkits_header_macros(tmp_path):
+    # helpers such as cuda-samples' helper_cuda.h define their checking macros only under the
+    # toolkit's include guards (__DRIVER_TYPES_H__, __CUDA_RUNTIME_H__): the shim defines them too
+    path = tmp_path / "guarded.cu"
+    path.write_text(GUARDED)
+    results = {mode: analyze_file(str(path), Settings(cuda_mode=mode)) for mode in ("shim", "toolkit")}
+    for r in results.values():
+        assert [d for d in r.diagnostics if d.severity == "error"] == []
+    assert [(f.rule, f.line) for f in results["shim"].findings] == [("CUDA201", 16), ("CUDA401", 23)]
+    assert sorted(map(_key, results["shim"].findings)) == sorted(map(_key, results["toolkit"].findings))
+
+
+TEXTURES = """\
+#include <cuda_runtime.h>
+
+__global__ void blur(cudaTextureObject_t tex, cudaSurfaceObject_t surf, float* out, int w) {
+  __shared__ float row[64];
+  int x = threadIdx.x;
+  row[x] = tex2D<float>(tex, x + 0.5f, blockIdx.y + 0.5f);
+  float v;
+  surf2Dread(&v, surf, x * 4, blockIdx.y, cudaBoundaryModeClamp);
+  out[blockIdx.y * w + x] = row[(x + 1) % 64] + v;
+}
+
+cudaResourceDesc g_res;
+
+cudaTextureObject_t make(int w, int h) {
+  cudaChannelFormatDesc d = cudaCreateChannelDesc<float>();
+  cudaArray_t arr;
+  cudaMallocArray(&arr, &d, w, h, cudaArraySurfaceLoadStore | cudaArrayTextureGather);
+  memset(&g_res, 0, sizeof(cudaResourceDesc));
+  g_res.resType = cudaResourceTypeArray;
+  g_res.res.array.array = arr;
+  cudaTextureDesc td = {};
+  td.addressMode[0] = cudaAddressModeClamp;
+  td.filterMode = cudaFilterModePoint;
+  td.readMode = cudaReadModeElementType;
+  cudaTextureObject_t t = 0;
+  cudaCreateTextureObject(&t, &g_res, &td, nullptr);
+  return t;
+}
+
+void leaky(int w) {
+  cudaChannelFormatDesc d = cudaCreateChannelDesc<float>();
+  cudaArray_t arr;
+  cudaMallocArray(&arr, &d, w, 1);
+  cudaMemcpyToArray(arr, 0, 0, &w, sizeof(int), cudaMemcpyHostToDevice);
+}
+
+int main() {
+  cudaTextureObject_t t = make(64, 4);
+  cudaSurfaceObject_t s = 0;
+  cudaCreateSurfaceObject(&s, &g_res);
+  float* out = nullptr;
+  cudaMalloc(&out, 256 * sizeof(float));
+  blur<<<dim3(1, 4), 64>>>(t, s, out, 64);
+  leaky(8);
+  cudaDestroySurfaceObject(s);
+  cudaDestroyTextureObject(t);
+  cudaFree(out);
+  return 0;
+}
+"""
+
+
+def test_texture_and_surface_objects(tmp_path):
+    # tex2D<T>, surf2Dread, cudaResourceDesc, cudaCreateTextureObject, cudaArray flags: the shim
+    # lacked them, so a kernel that fetches through a texture object went unchecked in shim
+    # mode only, and a CUDA array stored in a global resource descriptor looked leaked
+    path = tmp_path / "tex.cu"
+    path.write_text(TEXTURES)
+    results = {mode: analyze_file(str(path), Settings(cuda_mode=mode)) for mode in ("shim", "toolkit")}
+    for r in results.values():
+        assert [d for d in r.diagnostics if d.severity == "error"] == []
+    assert [(f.rule, f.line) for f in results["shim"].findings] == [("CUDA201", 9), ("CUDA401", 35)]
+    assert sorted(map(_key, results["shim"].findings)) == sorted(map(_key, results["toolkit"].findings))
+
+
+PARTITIONS = """\
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+template <unsigned int B>
+__global__ void sums(const int* in, int* out) {
+  __shared__ cg::block_tile_memory<B> scratch;
+  cg::thread_block cta = cg::this_thread_block(scratch);
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cta);
+  __shared__ int part[B / 32];
+  int v = in[cta.thread_rank()];
+  cg::coalesced_group same = cg::binary_partition(warp, v & 1);
+  int s = cg::reduce(same, v, cg::plus<int>());
+  if (same.thread_rank() == 0) part[warp.meta_group_rank()] = s;
+  cta.sync();
+  if (cta.thread_rank() == 0) out[blockIdx.x] = part[0] + part[1];
+}
+
+int main() { sums<256><<<4, 256>>>(0, 0); }
+"""
+
+
+def test_warp_partitions_and_block_tile_memory(tmp_path):
+    # cg::binary_partition and cg::block_tile_memory / this_thread_block(scratch) were missing
+    # from the shim: such kernels had parse errors (and went unchecked) in shim mode only
+    path = tmp_path / "part.cu"
+    path.write_text(PARTITIONS)
+    results = {mode: analyze_file(str(path), Settings(cuda_mode=mode)) for mode in ("shim", "toolkit")}
+    for r in results.values():
+        assert [d for d in r.diagnostics if d.severity == "error"] == []
+        assert r.kernels == 1
+    assert sorted(map(_key, results["shim"].findings)) == sorted(map(_key, results["toolkit"].findings))

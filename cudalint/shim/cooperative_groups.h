@@ -86,6 +86,16 @@ __device__ thread_block_tile<Size, ParentT> tiled_partition(const ParentT &paren
 __device__ thread_group tiled_partition(const thread_group &parent, unsigned int tilesz);
 __device__ thread_group tiled_partition(const thread_block &parent, unsigned int tilesz);
 template <class TyGroup> __device__ void sync(const TyGroup &group);
+/* divergent partitions of a warp: the threads of equal predicate (label) form one group */
+__device__ coalesced_group binary_partition(const coalesced_group &parent, bool pred);
+template <unsigned int Size, typename ParentT>
+__device__ coalesced_group binary_partition(const thread_block_tile<Size, ParentT> &parent, bool pred);
+template <typename TyPredicate> __device__ coalesced_group labeled_partition(const coalesced_group &parent, TyPredicate label);
+template <typename TyPredicate, unsigned int Size, typename ParentT>
+__device__ coalesced_group labeled_partition(const thread_block_tile<Size, ParentT> &parent, TyPredicate label);
+/* scratch for tiles larger than a warp; empty, as on sm_80 and later where CG keeps it in reserved shared memory */
+template <unsigned int MaxBlockSize = 1024> struct __align__(8) block_tile_memory {};
+template <unsigned int MaxBlockSize> __device__ thread_block this_thread_block(block_tile_memory<MaxBlockSize> &scratch);
 /* the spelling of early releases, still accepted by GPUVerify's headers and older code */
 template <class TyGroup> __device__ void synchronize(const TyGroup &group);
 

@@ -2,6 +2,7 @@
 #include "cudalint_shim.h"
 #ifndef CUDALINT_CUDA_H
 #define CUDALINT_CUDA_H
+#define __cuda_cuda_h__ /* the toolkit's guard */
 #define CUDA_VERSION 12080
 typedef unsigned long long CUdeviceptr;
 typedef int CUdevice;

@@ -2,12 +2,15 @@
 #include "cudalint_shim.h"
 #ifndef CUDALINT_CUDA_RUNTIME_H
 #define CUDALINT_CUDA_RUNTIME_H
+#define __CUDA_RUNTIME_H__ /* the toolkit's guard, which code tests (helper_cuda.h's findCudaDevice) */
 #include "vector_types.h"
 #include "vector_functions.h"
 #include "device_launch_parameters.h"
 #include "driver_types.h"
 #include "cuda_runtime_api.h"
 #include "device_functions.h"
+#include "texture_types.h"
+#include "texture_indirect_functions.h"
 
 /* The real cuda_runtime.h pulls these in (via crt/common_functions.h and math_functions.h), and
    real code relies on it (INT_MAX, memcpy, printf, std::numeric_limits without an include).

@@ -2,6 +2,7 @@
 #include "cudalint_shim.h"
 #ifndef CUDALINT_DRIVER_TYPES_H
 #define CUDALINT_DRIVER_TYPES_H
+#define __DRIVER_TYPES_H__ /* the toolkit's guard: code tests it (cuda-samples' helper_cuda.h, checkCudaErrors) */
 #include "vector_types.h"
 
 enum cudaError {
@@ -144,6 +145,8 @@ enum cudaChannelFormatKind {
   cudaChannelFormatKindSigned = 0, cudaChannelFormatKindUnsigned = 1,
   cudaChannelFormatKindFloat = 2, cudaChannelFormatKindNone = 3
 };
+enum cudaComputeMode { cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1, cudaComputeModeProhibited = 2,
+                       cudaComputeModeExclusiveProcess = 3 };
 enum cudaRoundMode { cudaRoundNearest, cudaRoundZero, cudaRoundPosInf, cudaRoundMinInf };
 enum cudaMemAllocationType { cudaMemAllocationTypeInvalid = 0, cudaMemAllocationTypePinned = 1 };
 enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1,
@@ -178,6 +181,10 @@ enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDe
 #define cudaInvalidDeviceId ((int)-2)
 #define cudaArrayDefault 0x00
 #define cudaArraySurfaceLoadStore 0x02
+#define cudaArrayLayered 0x01
+#define cudaArrayCubemap 0x04
+#define cudaArrayTextureGather 0x08
+#define cudaArrayColorAttachment 0x20
 
 /* opaque handles */
 typedef struct CUstream_st *cudaStream_t;
