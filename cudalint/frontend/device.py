@@ -1091,10 +1091,13 @@ class KernelBuilder:
             state = vals[-1 if name == "curand_init" else 0]
             if isinstance(state, Ptr) and state.ptype.get_canonical().kind == T.POINTER:
                 state = None
+            width = None
+            if isinstance(state, Ptr) and "Mtgp32" in state.ptype.spelling:
+                state, width = _mtgp32_word(state), 4
             if isinstance(state, Ptr):
                 if name != "curand_init":
-                    self.record(state, "read", c)
-                self.record(state, "write", c)
+                    self.record(state, "read", c, width)
+                self.record(state, "write", c, width)
             return self.fresh(name, THREAD, c)
         if name in ("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv") and args:
             p = self.expr(args[0], env)
@@ -1231,6 +1234,14 @@ def _linear(base: str, dims: str):
 _PER_THREAD_NAMES = {"threadIdx", "thread_rank", "laneid", "lane_id", "__lane_id", "__activemask", "clock",
                      "clock64", "curand", "curand_uniform", "atomicAdd", "atomicInc", "atomicSub", "atomicExch",
                      "atomicCAS", "atomicMin", "atomicMax"}
+
+
+def _mtgp32_word(state: Ptr) -> Ptr:
+    """An MTGP32 state is one block's: each of up to 256 threads of that block advances its own
+    word of it (cuRAND's contract), so two threads meet on one word when a block has more than
+    256 threads or two blocks share the state."""
+    lane = Op.make("%", _linear("threadIdx", "blockDim"), Const(256))
+    return replace(state, offset=add(state.offset, mul(lane, Const(4))))
 
 
 def _callee_scope(ref, seen: dict, depth: int = 0) -> int:

@@ -50,7 +50,7 @@ def base_args(mode: str, root: str | None, std: str = "c++17", arch: str = DEFAU
     if mode == "shim":
         shim = str(SHIM_DIR)
         return args + ["-nocudainc", "-nocudalib", f"--cuda-path={shim}", "-isystem", shim,
-                       "-include", "cudalint_shim.h"]
+                       "-include", "cudalint_shim.h", "-idirafter", str(COMPAT_DIR)]
     return args + [f"--cuda-path={root}", *_cccl_include(root), "-idirafter", str(COMPAT_DIR)]
 
 

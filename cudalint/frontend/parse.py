@@ -110,10 +110,19 @@ _GPUVERIFY = re.compile(r"\b__(requires|ensures|invariant|global_invariant|requi
                         r"distinct_(int|bool)|no_(read|write)|return_val_(int|bool)|assert)\s*\(")
 
 
+_CUDA_H = re.compile(r'#\s*include\s*[<"]cuda\.h[>"]')
+_CUDA_H_NAMES = re.compile(r"\b(curand\w*|cooperative_groups|this_thread_block|this_grid)\b")
+_OWN_HEADERS = re.compile(r'#\s*include\s*[<"](curand_kernel|cooperative_groups)\.h[>"]')
+
+
 def gpuverify_args(text: str) -> list[str]:
-    """Kernels annotated for GPUVerify (`__requires(n > 0)`, `__invariant(...)`) parse with its
-    specification functions declared; other files are parsed as they are."""
-    return ["-include", str(COMPAT_DIR / "gpuverify.h")] if _GPUVERIFY.search(text) else []
+    """Kernels written for GPUVerify parse with its specification functions declared (they use
+    `__requires(n > 0)`, `__invariant(...)`) and with what its cuda.h declares (they name cuRAND
+    or cooperative groups after including only <cuda.h>); other files are parsed as they are."""
+    extra = ["-include", str(COMPAT_DIR / "gpuverify.h")] if _GPUVERIFY.search(text) else []
+    if _CUDA_H.search(text) and _CUDA_H_NAMES.search(text) and not _OWN_HEADERS.search(text):
+        extra += ["-include", str(COMPAT_DIR / "gpuverify_cuda.h")]
+    return extra
 
 
 def _pch_rejected(tu) -> bool:

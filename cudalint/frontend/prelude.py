@@ -23,7 +23,7 @@ import clang.cindex as ci
 
 from cudalint import __version__
 from cudalint.frontend import clang as cx
-from cudalint.frontend.flags import SHIM_DIR
+from cudalint.frontend.flags import COMPAT_DIR, SHIM_DIR
 
 PRELUDE = "".join(f"#include <{h}>\n" for h in (
     "cstdio", "cstdlib", "cstdint", "cstring", "cmath", "climits", "cfloat", "cassert", "vector",
@@ -115,8 +115,9 @@ def _fresh(sidecar: Path) -> bool:
 @lru_cache(maxsize=1)
 def _shim_stamp() -> str:
     h = hashlib.sha256()
-    for p in sorted(SHIM_DIR.rglob("*")):
-        if p.is_file():
-            h.update(p.relative_to(SHIM_DIR).as_posix().encode())
-            h.update(p.read_bytes())
+    for folder in (SHIM_DIR, COMPAT_DIR):
+        for p in sorted(folder.rglob("*")):
+            if p.is_file():
+                h.update(p.relative_to(folder.parent).as_posix().encode())
+                h.update(p.read_bytes())
     return h.hexdigest()

@@ -1,5 +1,6 @@
-/* curand_kernel.h - cudalint's parse-only stand-in: device-side cuRAND (states and generators). */
-#include "cudalint_shim.h"
+/* curand_kernel.h - cudalint's parse-only stand-in for device-side cuRAND (states and generators),
+   found after the include path, as curand.h. MTGP32 is declared here too: clang's CUDA wrapper
+   includes curand_mtgp32_kernel.h itself, under macros, so that stand-in stays empty. */
 #ifndef CUDALINT_CURAND_KERNEL_H
 #define CUDALINT_CURAND_KERNEL_H
 #include "curand.h"
@@ -32,6 +33,15 @@ __CL_CURAND(curandStateXORWOW_t)
 __CL_CURAND(curandStatePhilox4_32_10_t)
 __CL_CURAND(curandStateMRG32k3a_t)
 #undef __CL_CURAND
+/* MTGP32: one state per block, advanced together by up to 256 of its threads */
+struct mtgp32_kernel_params { unsigned int pos_tbl[200], param_tbl[200][16], temper_tbl[200][16],
+                              single_temper_tbl[200][16], sh1_tbl[200], sh2_tbl[200], mask[1]; };
+typedef struct mtgp32_kernel_params mtgp32_kernel_params_t;
+struct curandStateMtgp32 { unsigned int s[1024]; int offset; int pIdx; mtgp32_kernel_params_t *k; };
+typedef struct curandStateMtgp32 curandStateMtgp32_t;
+__device__ unsigned int curand(curandStateMtgp32_t *state);
+__device__ float curand_uniform(curandStateMtgp32_t *state);
+__device__ float curand_normal(curandStateMtgp32_t *state);
 __device__ uint4 curand4(curandStatePhilox4_32_10_t *state);
 __device__ float4 curand_uniform4(curandStatePhilox4_32_10_t *state);
 __device__ float4 curand_normal4(curandStatePhilox4_32_10_t *state);

@@ -1,5 +1,6 @@
-/* curand.h - cudalint's parse-only stand-in: the host cuRAND API (minimal). */
-#include "cudalint_shim.h"
+/* curand.h - cudalint's parse-only stand-in for the host cuRAND API (minimal), found after the
+   include path: toolkits without cuRAND (a pip-installed CUDA, cudalint's shim) still parse. */
+#include <cuda_runtime.h>
 #ifndef CUDALINT_CURAND_H
 #define CUDALINT_CURAND_H
 typedef enum curandStatus {
