@@ -201,6 +201,8 @@ class Kernel:
     tickets: tuple = ()  # Ticket per atomic counter increment whose result the kernel uses
     loaded: frozenset = frozenset()  # names of the Syms that are values loaded from memory
     ticket_flags: tuple = ()  # (Sym name of a value loaded from a shared flag, ticket Sym name, compared value)
+    preconditions: tuple = ()  # conditions the kernel states its arguments meet (GPUVerify's `__requires`)
+    slots: tuple = ()  # (Sym name, increment Expr): `atomicAdd(&n, inc)` results, equal only where an inc is 0
 
 
 @dataclass(frozen=True)

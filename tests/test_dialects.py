@@ -61,3 +61,10 @@ def test_cuda_h_alone_is_the_toolkits_when_the_file_includes_what_it_uses():
     own = '#include <cuda.h>\n#include <curand_kernel.h>\n__global__ void k(curandState* s) {}\n'
     assert gpuverify_args(own) == []
     assert gpuverify_args(own.replace("#include <curand_kernel.h>\n", ""))[-1].endswith("gpuverify_cuda.h")
+
+
+def test_stated_preconditions_make_a_race_for_some_allowed_argument_a_race():
+    result = analyze_file(str(GPUVERIFY_DATA / "preconditions.cu"),
+                          Settings(cuda_mode="shim", block_dims={"*": (1024, 1, 1)}, grid_dims={"*": (1, 1, 1)}))
+    assert [d for d in result.diagnostics if d.severity == "error"] == []
+    assert [(f.rule, f.line) for f in result.findings] == [("CUDA203", 6)]

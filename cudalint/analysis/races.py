@@ -262,12 +262,14 @@ def _solve_pair(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
     """A race for this pairing, if two threads collide whatever the kernel's arguments are:
     arguments take two rounds of generic values, then each argument in turn is made much larger
     than the others (an unknown stride of 0 is not a race in the code, nor is an overlap that
-    relies on `n23 < n12 * n13`; concrete arguments keep the queries linear and fast)."""
+    relies on `n23 < n12 * n13`; concrete arguments keep the queries linear and fast). A kernel
+    that states what its arguments meet (`__requires(x < 1000)`) races if any such values collide."""
     first, second = kernel.events[p.first], kernel.events[p.second]
     args = sorted({s.name for acc in (first, second) for e in (acc.offset, *_guard(acc)) for s in syms(e)
                    if s.scope == 0 and s.origin in ("param", "value")})
+    rounds = [(0, None), (1, None), (2, None)] + [(0, a) for a in args]
     found = None
-    for round_, huge in [(0, None), (1, None), (2, None)] + [(0, a) for a in args]:
+    for round_, huge in [(None, None)] if kernel.preconditions else rounds:
         s, t1, t2, o1, o2 = _query(kernel, p, geom, mode, round_, huge, memo)
         status, m = check(s, timeout)
         if status == "unknown":
@@ -301,7 +303,7 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
               for k in (1, 2))
     facts = [f for th in (t1, t2) for f in _memo(memo, ("geometry", th.k, geom, split, ints), th, th.constraints)]
     for th, acc, which in ((t1, first, "first"), (t2, second, "second")):
-        facts += [as_bool(th.term(g)) for g in _guard(acc)]
+        facts += [as_bool(th.term(g)) for g in (*_guard(acc), *kernel.preconditions)]
         for lid in acc.loops:
             r = rel.get(lid, ANY)
             tag = "" if r in (SAME, NEXT) else f"@{th.k}"
@@ -313,8 +315,11 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
             facts += _memo(memo, key, th, lambda: loop_definition(kernel.loops[lid], th, it))
     o1, o2 = t1.term(first.offset), t2.term(second.offset)
     facts += _overlap(o1, o2, first.width, second.width) + _in_bounds(o1, first, t1) + _in_bounds(o2, second, t2)
-    differ = _values_differ(kernel, first, second, t1, t2)  # loads are uninterpreted functions
+    same_memory = mode != "grid"  # threads of one block see one shared memory
+    differ = _values_differ(kernel, first, second, t1, t2, same_memory)  # loads are uninterpreted functions
+    differ += _reread_differs(kernel, (first, t1), (second, t2), same_memory=same_memory)
     facts += differ
+    facts += _slots_apart(kernel, t1, t2)
     l1, l2 = t1.linear_id(), t2.linear_id()
     same_block = [t1.builtin("blockIdx", ax) == t2.builtin("blockIdx", ax) for ax in "xyz"]
     if mode == "grid":
@@ -331,6 +336,13 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
     s = solver(ints, functions=bool(differ))
     s.add(*facts, *t1.side, *t2.side)
     return s, t1, t2, o1, o2
+
+
+def _slots_apart(kernel, t1, t2) -> list:
+    """Two threads draw one atomicAdd value only if one of them added 0."""
+    zero = t1.num(0)
+    return [z3.Implies(t1.var(Sym(name, THREAD, "slot")) == t2.var(Sym(name, THREAD, "slot")),
+                       z3.Or(t1.term(step) == zero, t2.term(step) == zero)) for name, step in kernel.slots]
 
 
 def _strided_axes(*offsets) -> set:
@@ -386,7 +398,7 @@ def _in_bounds(o, acc: Access, th):
     return facts
 
 
-def _values_differ(kernel, first: Access, second: Access, t1, t2) -> list:
+def _values_differ(kernel, first: Access, second: Access, t1, t2, same_memory: bool) -> list:
     """Two stores race only where they can store different values: threads that all write the
     same constant (a flag), or the same element of an array the kernel never writes (`scale[c] =
     bn_scale[c]` by every row of the block), leave the same result in any order (GPUVerify's
@@ -394,9 +406,64 @@ def _values_differ(kernel, first: Access, second: Access, t1, t2) -> list:
     a, b = first.stored, second.stored
     if first.kind != "write" or second.kind != "write" or a is None or b is None:
         return []
-    if not all(_unwritten(kernel, array) for stored in (a, b) for _, array, _ in stored.loads):
+    if not all(_steady(kernel, array, store, same_memory) for store in (first, second)
+               for _, array, _ in store.stored.loads):
         return []  # memory the kernel writes may hold other values by the time either thread loads
     return [_value(a, t1) != _value(b, t2)]
+
+
+def _steady(kernel, array, store: Access, same_memory: bool) -> bool:
+    """Loads of `array` for `store` give every thread the same value at the same offset: the
+    kernel never writes it, or (threads of one block, shared memory) nothing writes it between
+    the block barriers around the store (`out[blockIdx.x] = partial[last]` by every thread)."""
+    if _unwritten(kernel, array):
+        return True
+    if not same_memory or array.space != "shared":
+        return False
+    events = kernel.events
+    at = events.index(store)
+    barriers = [i for i, e in enumerate(events) if isinstance(e, Barrier) and e.kind == "block"]
+    if any(set(events[i].loops) & set(store.loops) for i in barriers):
+        return False  # a barrier in a loop around the store: the interval wraps around
+    always = [i for i in barriers if not events[i].guard]
+    lo = max((i for i in always if i < at), default=-1)
+    hi = min((i for i in always if i > at), default=len(events))
+
+    def fenced(k):  # a barrier after the write, before the store, runs whenever the write does
+        w = events[k]
+        return any(k < b < at and events[b].loops == w.loops and set(events[b].guard) <= set(w.guard)
+                   for b in barriers)
+    return not any(isinstance(e, Access) and e.array == array and e.kind != "read" and not (k < at and fenced(k))
+                   for k, e in enumerate(events[lo + 1:hi], lo + 1))
+
+
+def _reread_differs(kernel, *sides, same_memory: bool) -> list:
+    """A thread that reads back what it stored itself (`p = tile;` by every thread, then `p[i]`)
+    sees either its own value or the other thread's: a race only where the two can differ."""
+    (w, tw), (r, tr) = sides if sides[0][0].kind == "write" else sides[::-1]
+    if w.kind != "write" or r.kind != "read" or w.stored is None:
+        return []
+    own = _own_store_before(kernel, r)
+    if own is None or own.stored is None or \
+            not all(_steady(kernel, array, store, same_memory) for store in (w, own) for _, array, _ in store.stored.loads):
+        return []
+    return [_value(w.stored, tw) != _value(own.stored, tr)]
+
+
+def _own_store_before(kernel, r: Access):
+    """The reading thread's last store to what it reads, if it surely made one: the nearest earlier
+    write to the array, at the same offset and width, in the same loop body, under no more
+    conditions than the read (with no barrier between, another thread's store would be ordered)."""
+    at = kernel.events.index(r)
+    for e in reversed(kernel.events[:at]):
+        if isinstance(e, Barrier):
+            return None
+        if isinstance(e, Access) and e.array == r.array and e.kind != "read":
+            if e.kind == "write" and e.offset == r.offset and e.width == r.width and e.loops == r.loops \
+                    and set(conjuncts(e.guard)) <= set(conjuncts(r.guard)):
+                return e
+            return None
+    return None
 
 
 def _value(stored, th):

@@ -273,6 +273,8 @@ class KernelBuilder:
         self.tickets: list = []  # Ticket of each counter increment (cudalint.analysis.tickets)
         self.flag_stores: dict = {}  # shared scalar -> [(ticket Sym, value)] it is set from, or None
         self.ticket_flags: list = []  # (loaded Sym name, ticket Sym name, value compared with)
+        self.preconditions: list = []  # `__requires(n > 0)`: what the arguments are stated to meet
+        self.slots: list = []  # (Sym name, increment) of atomicAdd results a 0 increment can share
 
     # ------------------------------------------------------------------ entry
 
@@ -296,7 +298,8 @@ class KernelBuilder:
                       template_args=tuple(template_args),
                       is_template_pattern=is_pattern, usr=self.fn.get_usr(),
                       tickets=tuple(self.tickets), ticket_flags=tuple(self.ticket_flags),
-                      loaded=frozenset(s.name for s in self.loaded))
+                      loaded=frozenset(s.name for s in self.loaded), preconditions=tuple(self.preconditions),
+                      slots=tuple(self.slots))
 
     def _param_value(self, p):
         t = p.type.get_canonical()
@@ -1045,6 +1048,11 @@ class KernelBuilder:
             mask = self.expr(args[0], env) if args and args[0].extent.start.file else Const(0xFFFFFFFF)
             self._barrier("warp", mask if not isinstance(mask, Ptr) else None, c)
             return None
+        if name == "__requires" and len(args) == 1:  # GPUVerify's precondition (compat/gpuverify.h)
+            cond = self.expr(args[0], env)
+            if cond is not None and not isinstance(cond, Ptr):
+                self.preconditions.append(self.truth(cond))
+            return None
         callee = kids[0] if kids else None
         if callee is not None and callee.kind == K.UNEXPOSED_EXPR:  # a static member (CUDA 13's thread_block::sync)
             callee = next(iter(callee.get_children()), callee)
@@ -1078,6 +1086,13 @@ class KernelBuilder:
                 value = self.fresh(target.array.name, _scope(target.offset), c)
                 self.loaded[value] = (target.array, target.offset)
                 return value
+            step = vals[0] if name == "atomicAdd" and len(vals) == 1 else None
+            if isinstance(target, Ptr) and isinstance(step, (Op, Sym)) and \
+                    all(v.origin in ("builtin", "param", "loop") for v in syms(step)):
+                # `atomicAdd(&n, threadIdx.x)`: a caller adding 0 draws the value the next one does
+                result = Sym(f"{name}@{c.extent.start.line}#{next(self.ids)}", THREAD, "slot")
+                self.slots.append((result.name, step))
+                return result
             result = self.fresh(name, THREAD, c)  # each caller's own: presumed distinct
             if isinstance(target, Ptr) and target.offset.scope == UNIFORM and \
                     (name == "atomicInc" or name == "atomicAdd" and vals == [Const(1)]):
