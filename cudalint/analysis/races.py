@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import z3
 
-from cudalint.analysis import tickets
+from cudalint.analysis import layout, tickets
 from cudalint.analysis.aliasing import Alias, aliased_view, aliases
 from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.shapes import declared_bytes, shape_sets
@@ -315,6 +315,8 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
             facts += _memo(memo, key, th, lambda: loop_definition(kernel.loops[lid], th, it))
     o1, o2 = t1.term(first.offset), t2.term(second.offset)
     facts += _overlap(o1, o2, first.width, second.width) + _in_bounds(o1, first, t1) + _in_bounds(o2, second, t2)
+    fixed = {name for name, _ in geom.args} | {name for _, name in geom.tied}
+    facts += layout.same_strides(first.offset, second.offset, t1, t2, fixed)
     same_memory = mode != "grid"  # threads of one block see one shared memory
     differ = _values_differ(kernel, first, second, t1, t2, same_memory)  # loads are uninterpreted functions
     differ += _reread_differs(kernel, (first, t1), (second, t2), same_memory=same_memory)
