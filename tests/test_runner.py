@@ -248,7 +248,7 @@ def _run(tool, output="", result=None, timed_out=False, rc=0):
 def test_judge_misaligned_memcheck_line():
     out = (DATA / "memcheck_vec4_probe.txt").read_text()
     job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"}), "memcheck": _run("memcheck", out)})
-    c = runner.judge_misaligned(_f(line=7), job)
+    c = runner.judge_misaligned(_f(line=7, path="vec4_probe.cu"), job)
     assert c.status == "confirmed" and "16 bytes" in c.detail and "line 7" in c.detail
     masked = runner.judge_misaligned(_f(line=9), job)
     assert masked.status == "unsupported" and "line 7" in masked.detail
@@ -259,7 +259,7 @@ def test_judge_misaligned_falls_back_to_the_optimised_build():
     out = (DATA / "memcheck_vec4_probe.txt").read_text()
     job = _job({"plain": _run("plain"), "memcheck": _run("memcheck", "========= ERROR SUMMARY: 0 errors\n"),
                 "memcheck-optimised": _run("memcheck-optimised", out)})
-    c = runner.judge_misaligned(_f(line=7), job)
+    c = runner.judge_misaligned(_f(line=7, path="vec4_probe.cu"), job)
     assert (c.status, c.method) == ("confirmed", "compute-sanitizer memcheck (optimised build)")
     assert "line 7" in c.detail and "-G build did not fault" in c.detail
     assert runner.judge_misaligned(_f(line=9), job).status == "not-reproduced"
@@ -287,8 +287,8 @@ def test_judge_misaligned_names_the_user_line_not_the_header():
     out = (RUNNER_DATA / "memcheck_header_frame.txt").read_text()
     job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"}), "memcheck": _run("memcheck", out)})
     job.path = "fixtures/misaligned/half_pack.cu"
-    assert runner.judge_misaligned(_f(line=77), job).status == "confirmed"
-    other = runner.judge_misaligned(_f(line=78), job)
+    assert runner.judge_misaligned(_f(line=77, path=job.path), job).status == "confirmed"
+    other = runner.judge_misaligned(_f(line=78, path=job.path), job)
     assert other.status == "unsupported" and other.detail.startswith("not reached: the kernel stops at the misaligned access on line 77 first")
 
 
@@ -305,10 +305,20 @@ def test_judge_race_racecheck_lines():
     hz = ev.parse_racecheck(out)
     line = hz[0].first.line
     job = _job({"plain": _run("plain"), "racecheck": _run("racecheck", out)})
-    c = runner.judge_race(_f(line=line, category="data-race", rule="CUDA201", message="shared race"), job)
+    c = runner.judge_race(_f(line=line, category="data-race", rule="CUDA201", message="shared race",
+                             path="race_probe.cu"), job)
     assert c.status == "confirmed" and "hazards" in c.detail
     c = runner.judge_race(_f(line=999, category="data-race", rule="CUDA201", message="shared race"), job)
     assert c.status == "not-reproduced"
+
+
+def test_judge_race_hazards_in_an_included_helper_name_the_header():
+    """fixtures/races/warp_helpers_user.cu calls a helper of warp_helpers.cuh (racecheck on the H200):
+    the hazards are the header's lines 8-10, not the .cu file's line 10."""
+    job = _job({"plain": _run("plain"), "racecheck": _run("racecheck", (RUNNER_DATA / "racecheck_header_helper.txt").read_text())})
+    race = dict(category="data-race", rule="CUDA202", message="warp race")
+    assert runner.judge_race(_f(line=9, path="fixtures/races/warp_helpers.cuh", **race), job).status == "confirmed"
+    assert runner.judge_race(_f(line=10, path="fixtures/races/warp_helpers_user.cu", **race), job).status == "not-reproduced"
 
 
 def _cmp(differ=0, beyond=0, max_rel=None, elements=0):
@@ -366,6 +376,29 @@ def test_judge_float_reordering_is_no_race():
     assert c.status == "not-reproduced" and "rounding" in c.detail and "`total`" in c.detail
     lost = _run("plain-diff", result={"runs": 2, "compare": [_cmp(), _cmp(1, 1, 0.08, 1)]})
     assert runner.judge_race(f, _job({"plain-diff": lost}, plan)).status == "confirmed"
+
+
+def test_judge_values_in_another_order_is_no_race():
+    """Stream compaction through atomicAdd slots writes the same values at other positions each run."""
+    plan = {"args": [{"name": "out", "dtype": "f4"}, {"name": "count", "dtype": "u4"}]}
+    f = _f(category="data-race", rule="CUDA203", message="global race")
+    moved = dict(_cmp(3, 0, None, 4010), runs_permuted=3)
+    c = runner.judge_race(f, _job({"plain-diff": _run("plain-diff", result={"runs": 4, "compare": [moved, _cmp()]})}, plan))
+    assert c.status == "not-reproduced" and "order" in c.detail and "`out`" in c.detail
+    mixed = dict(_cmp(3, 1, 0.5, 7), runs_permuted=2)  # one run lost a value
+    assert runner.judge_race(f, _job({"plain-diff": _run("plain-diff", result={"runs": 4, "compare": [mixed, _cmp()]})},
+                                     plan)).status == "confirmed"
+
+
+def test_child_tells_a_reordering_from_a_change():
+    np = pytest.importorskip("numpy")
+    ch = _child()
+    for dtype in ("u4", "f4"):
+        first = np.array([1, 2, 3, 4], dtype="<" + dtype).view("u1")
+        moved = ch._compare(np, first, np.array([3, 1, 4, 2], dtype="<" + dtype).view("u1"), dtype, runner.FLOAT_RTOL)
+        assert (moved["beyond"], moved["permuted"]) == (False, True)
+        lost = ch._compare(np, first, np.array([3, 1, 4, 4], dtype="<" + dtype).view("u1"), dtype, runner.FLOAT_RTOL)
+        assert lost["beyond"] and not lost.get("permuted")
 
 
 def _child():
@@ -434,7 +467,7 @@ def test_judge_barrier_synccheck_and_hang():
     out = (DATA / "synccheck_divergent_block.txt").read_text()
     from cudalint.gpu import evidence as ev
     line = ev.parse_synccheck(out)[0].line
-    f = _f(line=line, category="barrier-divergence", rule="CUDA204")
+    f = _f(line=line, category="barrier-divergence", rule="CUDA204", path="divergent_block.cu")
     job = _job({"plain": _run("plain"), "synccheck": _run("synccheck", out)})
     assert runner.judge_barrier(f, job).status == "confirmed"
     hung = _job({"plain": _run("plain", timed_out=True, result={})})
@@ -509,7 +542,8 @@ def test_judge_barrier_syncwarp_mask_illegal_instruction():
     import json
     plain = _run("plain", result=json.loads((RUNNER_DATA / "plain_syncwarp_mask.json").read_text()))
     sc = _run("synccheck", (RUNNER_DATA / "synccheck_syncwarp_mask.txt").read_text())
-    f = _f(line=16, kernel="pair_sum_bad_mask", category="barrier-divergence", rule="CUDA204")
+    f = _f(line=16, kernel="pair_sum_bad_mask", category="barrier-divergence", rule="CUDA204",
+           path="fixtures/barriers/syncwarp_mask.cu")
     c = runner.judge_barrier(f, _job({"plain": plain, "synccheck": sc}))
     assert c.status == "confirmed" and "Invalid arguments" in c.detail and "cudaErrorIllegalInstruction" in c.detail
     assert runner.judge_barrier(_f(line=18, category="barrier-divergence"), _job({"plain": plain, "synccheck": sc})).status == "error"

@@ -346,9 +346,15 @@ def _prod(dims) -> int:
     return dims[0] * dims[1] * dims[2]
 
 
-def _touches(locs, line: int) -> bool:
-    """File names are the user's (#line) or NVRTC's hash: compare lines only, within one kernel."""
-    return any(l is not None and l.line == line for l in locs)
+_SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".cpp", ".cc", ".cxx")
+
+
+def _touches(locs, f: Finding) -> bool:
+    """At the finding's line, and in its file where the report names a source file (through #line,
+    a helper in an included header has the header's name); NVRTC's own hash names say nothing."""
+    name = Path(f.path).name
+    return any(l is not None and l.line == f.line and
+               (not l.file or not l.file.endswith(_SOURCE_SUFFIXES) or l.file == name) for l in locs)
 
 
 def _plain(job: KernelJob) -> Run | None:
@@ -403,7 +409,7 @@ def judge_misaligned(f: Finding, job: KernelJob) -> Confirmation:
     kinds = {"ld": "read", "st": "write"}
     wanted = {kinds[d] for d in _direction(f)}
     mis = [a for a in ev.parse_memcheck(opt.output) if a.misaligned and a.access in wanted]
-    here = [a for a in mis if _touches((a.location, *getattr(a, "device_frames", ())), f.line)]
+    here = [a for a in mis if _touches((a.location, *getattr(a, "device_frames", ())), f)]
     moved = [a for a in mis if a.location and _moved_from(job, f.line, a)]
     if not here and not moved:
         return c
@@ -443,7 +449,7 @@ def _judge_misaligned_debug(f: Finding, job: KernelJob) -> Confirmation:
     mc = job.runs.get("memcheck")
     if mc is not None and not mc.timed_out:
         reports = ev.parse_memcheck(mc.output)
-        hits = [a for a in reports if _touches((a.location, *getattr(a, "device_frames", ())), f.line)]
+        hits = [a for a in reports if _touches((a.location, *getattr(a, "device_frames", ())), f)]
         mis = [a for a in hits if a.misaligned]
         if mis:
             a = mis[0]
@@ -503,16 +509,18 @@ def _differential(f: Finding, job: KernelJob) -> Confirmation:
         return Confirmation("error", "differential-runs", f"fewer than two completed runs ({_launch_summary(job)})")
     names = [a["name"] for a in job.plan["args"]]
     dtypes = [a.get("dtype") for a in job.plan["args"]]
-    beyond, within = [], []
+    beyond, within, reordered = [], [], []
     for name, dt, c in zip(names, dtypes, cmp):
         if not c or not c["runs_differ"]:
             continue
-        if c["runs_beyond"]:
+        if c.get("runs_permuted") == c["runs_differ"]:
+            reordered.append(f"`{name}`")
+        elif c["runs_beyond"]:
             how = (f"max relative difference {c['max_rel']:.2g} > {FLOAT_RTOL[dt]:g}" if c["max_rel"] is not None
                    else "integers, compared exactly")
             beyond.append(f"`{name}` in {c['runs_beyond']} run(s), {c['elements']} element(s), {how}")
         else:
-            within.append(f"`{name}` by at most {c['max_rel']:.2g} relative (<= {FLOAT_RTOL[dt]:g})")
+            within.append(f"`{name}` by at most {c['max_rel'] or 0.0:.2g} relative (<= {FLOAT_RTOL[dt]:g})")
     head = f"{runs} runs from identical inputs"
     if beyond and job.peers(f):  # outputs are kernel-level: any racy line of the kernel changes them
         return Confirmation("unsupported", "differential-runs",
@@ -529,6 +537,10 @@ def _differential(f: Finding, job: KernelJob) -> Confirmation:
                             f"{head} agree with each other, but not with the same kernel with line {f.line} made "
                             f"an atomicAdd ({', '.join(changed)} differ): the plain read-modify-write loses "
                             f"updates, the same ones every run ({_geom_text(job)})")
+    if reordered:
+        return Confirmation("not-reproduced", "differential-runs",
+                            f"{head} differ only in the order of their values ({', '.join(reordered)}): "
+                            f"positions handed out by atomics, not a lost or torn write ({_geom_text(job)})")
     if within:
         return Confirmation("not-reproduced", "differential-runs",
                             f"{head} differ only by float rounding ({'; '.join(within)}): the order of "
@@ -550,7 +562,7 @@ def judge_race(f: Finding, job: KernelJob) -> Confirmation:
         return Confirmation("error", "compute-sanitizer racecheck", f"racecheck was killed after {rc.seconds:.0f} s")
     hazards = ev.parse_racecheck(rc.output)
     lines = {f.line} | _related_lines(f)
-    hits = [h for h in hazards if _touches((h.first, h.second), f.line)]
+    hits = [h for h in hazards if _touches((h.first, h.second), f)]
     if hits:
         best = sorted(hits, key=lambda h: (h.severity != "error", -(set(h.lines) <= lines)))[0]
         kinds = f"{best.first_access} at line {best.first.line} / {best.second_access} at line {best.second.line}"
@@ -573,7 +585,7 @@ def judge_barrier(f: Finding, job: KernelJob) -> Confirmation:
     perr = plain.result.get("error")
     if sc is not None:
         reps = ev.parse_synccheck(sc.output)
-        hits = [s for s in reps if _touches((s.location, *getattr(s, "device_frames", ())), f.line)]
+        hits = [s for s in reps if _touches((s.location, *getattr(s, "device_frames", ())), f)]
         if hits:
             s = hits[0]
             who = f" (thread {s.thread} in block {s.block})" if s.thread else ""

@@ -56,7 +56,7 @@ def main(argv=None) -> int:
             skipped += chunk
             print(f"chunk {i // args.chunk}: {type(e).__name__}", file=sys.stderr)
             continue
-        for f in report.get("findings", report if isinstance(report, list) else []):
+        for f in report if isinstance(report, list) else report.get("findings", []):
             f["label"] = labels.get(f.get("path"), "?")
             findings.append(f)
         print(f"chunk {i // args.chunk}: {len(chunk)} files, {time.monotonic() - start:.0f} s", file=sys.stderr)
