@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from cudalint.frontend.clang import CursorKind as K, TypeKind as T, for_parts, operator
+from cudalint.frontend.clang import CursorKind as K, TypeKind as T, for_parts, operator, written_operands
 from cudalint.frontend.values import Ptr, _memory_scalar, _Return, _scope, _size, _strip, add, mul
 from cudalint.model import BLOCK, THREAD, Barrier, Const, Loop, Op, Sym, syms
 
@@ -199,16 +199,8 @@ _STEP_OPS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "<<=": "<<", ">>=": ">>
 def _assignment_targets(c):
     """The variable cursor each assignment (=, op=, ++, --) inside statement c writes, where the
     target is a plain variable."""
-    for n in c.walk_preorder():
-        k = n.kind
-        if k not in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR, K.UNARY_OPERATOR):
-            continue
-        op = operator(n)
-        if k == K.BINARY_OPERATOR and op != "=" or \
-                k == K.UNARY_OPERATOR and op not in ("pre++", "pre--", "post++", "post--"):
-            continue
-        kids = list(n.get_children())
-        t = _strip(kids[0]) if kids else None
+    for target in written_operands(c):
+        t = _strip(target) if target is not None else None
         if t is not None and t.kind == K.DECL_REF_EXPR and t.referenced is not None:
             yield t
 
