@@ -82,6 +82,21 @@ def operator(cur: ci.Cursor) -> str:
 # CXUnaryOperatorKind values whose spellings ('++' for both) would lose the prefix/postfix split.
 _UNARY = {1: "post++", 2: "post--", 3: "pre++", 4: "pre--", 5: "&", 6: "*", 7: "+", 8: "-",
           9: "~", 10: "!"}
+STEPS = ("pre++", "pre--", "post++", "post--")  # operator() of ++ and --, the assignments among unary operators
+
+
+def written_operands(c: ci.Cursor, unary=STEPS):
+    """The left operand (first child, None where it has none) of each assignment inside c, in
+    preorder: `=`, every `op=`, and the unary operators named in `unary` (++ and -- unless told)."""
+    for n in c.walk_preorder():
+        k = n.kind
+        if k not in (CursorKind.BINARY_OPERATOR, CursorKind.COMPOUND_ASSIGNMENT_OPERATOR, CursorKind.UNARY_OPERATOR):
+            continue
+        op = operator(n)
+        if k == CursorKind.BINARY_OPERATOR and op != "=" or k == CursorKind.UNARY_OPERATOR and op not in unary:
+            continue
+        kids = list(n.get_children())
+        yield kids[0] if kids else None
 
 
 def file_position(loc: ci.SourceLocation) -> tuple[str | None, int, int]:

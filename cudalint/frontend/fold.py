@@ -5,7 +5,7 @@ for what it leaves open — arithmetic over such values and local variables assi
 
 from __future__ import annotations
 
-from cudalint.frontend.clang import CursorKind as K, TypeKind, const_int, operator
+from cudalint.frontend.clang import STEPS, CursorKind as K, TypeKind, const_int, operator, written_operands
 
 _PASS = {K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR,
          K.CXX_STATIC_CAST_EXPR}
@@ -92,16 +92,7 @@ def _inside(decl, scope) -> bool:
 
 def _reassigned(scope) -> set:
     out = set()
-    for n in scope.walk_preorder():
-        k = n.kind
-        if k not in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR, K.UNARY_OPERATOR):
-            continue
-        op = operator(n)
-        if k == K.BINARY_OPERATOR and op != "=" or \
-                k == K.UNARY_OPERATOR and op not in ("pre++", "pre--", "post++", "post--", "&"):
-            continue
-        kids = list(n.get_children())
-        target = kids[0] if kids else None
+    for target in written_operands(scope, STEPS + ("&",)):  # taking the address may write it too
         while target is not None and target.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.MEMBER_REF_EXPR):
             inner = list(target.get_children())
             target = inner[0] if inner else None
