@@ -33,6 +33,8 @@ def _by_stride(offset, fixed: set) -> dict:
         if len(strides) != 1 or any(strides[0] in syms(f) for f in factors if f is not strides[0]):
             continue
         rest = [f for f in factors if f is not strides[0]]
+        if all(isinstance(f, Const) for f in rest):
+            continue  # `base + shift`: an argument added, not a stride
         coef = Const(k)
         for f in rest:
             coef = Op.make("*", coef, f)
