@@ -174,3 +174,23 @@ def test_warp_partitions_and_block_tile_memory(tmp_path):
         assert [d for d in r.diagnostics if d.severity == "error"] == []
         assert r.kernels == 1
     assert sorted(map(_key, results["shim"].findings)) == sorted(map(_key, results["toolkit"].findings))
+
+
+HOST_MINMAX = """\
+#include <cuda_runtime.h>
+__global__ void clamp_all(int* d, int n) { d[threadIdx.x] = max(d[threadIdx.x], n); }
+int host_reference(const int* d, int n, unsigned cap) {
+    int best = 0;
+    for (int i = 0; i < n; i++) best = max(best, d[i]);
+    return min(best, cap) + (int)max(1.5, 2.0f);
+}
+"""
+
+
+def test_host_code_calls_the_global_min_and_max_as_nvcc_allows(tmp_path):
+    """nvcc declares min/max for the host too; clang's CUDA headers only for the device."""
+    path = tmp_path / "minmax.cu"
+    path.write_text(HOST_MINMAX)
+    for mode in ("shim", "toolkit"):
+        r = analyze_file(str(path), Settings(cuda_mode=mode))
+        assert [d for d in r.diagnostics if d.severity == "error"] == [], mode

@@ -51,7 +51,8 @@ def base_args(mode: str, root: str | None, std: str = "c++17", arch: str = DEFAU
         shim = str(SHIM_DIR)
         return args + ["-nocudainc", "-nocudalib", f"--cuda-path={shim}", "-isystem", shim,
                        "-include", "cudalint_shim.h", "-idirafter", str(COMPAT_DIR)]
-    return args + [f"--cuda-path={root}", *_cccl_include(root), "-idirafter", str(COMPAT_DIR)]
+    return args + [f"--cuda-path={root}", *_cccl_include(root), "-idirafter", str(COMPAT_DIR),
+                   "-include", str(COMPAT_DIR / "host_minmax.h")]
 
 
 def _cccl_include(root: str | None) -> list[str]:

@@ -34,6 +34,7 @@ import ast
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import evidence as ev
 from .source import blank_comments_strings, function_spans
@@ -138,14 +139,44 @@ def _prelude_defines_clash(source: str) -> bool:
     return bool(re.search(r"^\s*#\s*include\s*<(cstdint|stdint\.h|cuda/std/cstdint)>", source, re.M))
 
 
-def device_view(source: str, path: str = "input.cu", defines: tuple = ()) -> tuple[str, int]:
+def device_view(source: str, path: str = "input.cu", defines: tuple = (),
+                include_dirs: tuple = ()) -> tuple[str, int]:
     """The source NVRTC compiles, and the number of prelude lines before the user's line 1.
 
     Host-only function definitions (neither ``__global__`` nor ``__device__``; ``constexpr`` ones
     are kept), host-only
     ``#include <...>`` lines and ``using namespace std;`` are replaced by empty lines, so every
-    kept line keeps its number.
+    kept line keeps its number. The user's own headers (found beside the file or in
+    `include_dirs`) get the same treatment and go before line 1, each once, under their own
+    names: NVRTC has no C library for the host headers they include.
     """
+    headers: list = []
+    body = _device_lines(source, path, include_dirs, headers, set(), 0)
+    prelude = PRELUDE.format(path=path)
+    if not re.search(r"\bu?int(8|16|32|64)_t\b", source):
+        prelude = "\n".join(prelude.split("\n")[:7]) + "\n"
+    for d in defines:
+        name, _, val = d.partition("=")
+        prelude += f"#define {name} {val or 1}\n"
+    head = prelude + "".join(headers) + f'#line 1 "{_base(path)}"\n'
+    return head + "\n".join(body), head.count("\n")
+
+
+def _base(path: str) -> str:
+    return path.replace("\\", "/").split("/")[-1].replace('"', "")
+
+
+def _find_header(name: str, path: str, include_dirs) -> Path | None:
+    for d in (Path(path).resolve().parent, *map(Path, include_dirs)):
+        cand = d / name
+        if cand.is_file():
+            return cand.resolve()
+    return None
+
+
+def _device_lines(source: str, path: str, include_dirs, headers: list, seen: set, depth: int) -> list:
+    """`source` with host code blanked line for line; the user headers it includes are expanded
+    into `headers` (depth first) and their include lines blanked."""
     lines = source.split("\n")
     spans = function_spans(source)
     blank = set()
@@ -163,6 +194,15 @@ def device_view(source: str, path: str = "input.cu", defines: tuple = ()) -> tup
             out.append("")
             continue
         m = _INCLUDE_RE.match(line)
+        found = _find_header(m.group(2).strip(), path, include_dirs) if m and depth < 8 else None
+        if found is not None:
+            if found not in seen:
+                seen.add(found)
+                text = found.read_text(encoding="utf-8", errors="replace")
+                inner = _device_lines(text, str(found), include_dirs, headers, seen, depth + 1)
+                headers.append(f'#line 1 "{found.name}"\n' + "\n".join(inner) + "\n")
+            out.append("")
+            continue
         if m and m.group(1) == "<" and not DEVICE_HEADERS.match(m.group(2).strip()):
             out.append("")
             continue
@@ -170,15 +210,7 @@ def device_view(source: str, path: str = "input.cu", defines: tuple = ()) -> tup
             out.append("")
             continue
         out.append(line)
-    prelude = PRELUDE.format(path=path)
-    if not re.search(r"\bu?int(8|16|32|64)_t\b", source):
-        prelude = "\n".join(prelude.split("\n")[:7]) + "\n"
-    for d in defines:
-        name, _, val = d.partition("=")
-        prelude += f"#define {name} {val or 1}\n"
-    name = path.replace("\\", "/").split("/")[-1].replace('"', "")
-    head = prelude + f'#line 1 "{name}"\n'
-    return head + "\n".join(out), head.count("\n")
+    return out
 
 
 # ----------------------------------------------------------------------------- signatures

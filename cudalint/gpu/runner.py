@@ -182,7 +182,7 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
     except Exception as exc:  # the static pass parsed it; be safe anyway
         model = None
         err = f"cannot rebuild the file's model: {exc!r}"
-    view, offset = pl.device_view(source, path)
+    view, offset = pl.device_view(source, path, include_dirs=tuple(getattr(settings, "include_dirs", ()) or ()))
     jobs: dict = {}
     for i in idxs:
         f = findings[i]
