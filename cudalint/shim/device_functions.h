@@ -69,16 +69,7 @@ __device__ int __finitef(float); __device__ int __finite(double);
 __device__ int __signbitf(float); __device__ int __signbit(double);
 /* min/max overloads of CUDA's math_functions.hpp (global namespace, host and device) */
 #define __CL_MINMAX(A, B, R) __host__ __device__ R min(A, B); __host__ __device__ R max(A, B);
-__CL_MINMAX(int, int, int) __CL_MINMAX(unsigned int, unsigned int, unsigned int)
-__CL_MINMAX(int, unsigned int, unsigned int) __CL_MINMAX(unsigned int, int, unsigned int)
-__CL_MINMAX(long, long, long) __CL_MINMAX(unsigned long, unsigned long, unsigned long)
-__CL_MINMAX(long, unsigned long, unsigned long) __CL_MINMAX(unsigned long, long, unsigned long)
-__CL_MINMAX(long long, long long, long long)
-__CL_MINMAX(unsigned long long, unsigned long long, unsigned long long)
-__CL_MINMAX(long long, unsigned long long, unsigned long long)
-__CL_MINMAX(unsigned long long, long long, unsigned long long)
-__CL_MINMAX(float, float, float) __CL_MINMAX(double, double, double)
-__CL_MINMAX(float, double, double) __CL_MINMAX(double, float, double)
+#include "minmax_overloads.h"  /* cudalint/frontend/compat, after the include path */
 #undef __CL_MINMAX
 __device__ unsigned int umin(unsigned int, unsigned int); __device__ unsigned int umax(unsigned int, unsigned int);
 __device__ long long llmin(long long, long long); __device__ long long llmax(long long, long long);
