@@ -108,21 +108,27 @@ def test_device_view_keeps_device_headers_and_constexpr():
     assert body[3] == "" and body[4].startswith("__device__")
 
 
-def test_device_view_expands_the_users_headers_before_line_one(tmp_path):
+def test_device_view_expands_the_users_headers_in_place(tmp_path):
     """A user header that includes C library headers (NVRTC has none) and defines host helpers
-    goes into the view as device code only, once, under its own name; the file keeps its lines."""
+    goes into the view where it is included (it may use the file's earlier typedefs), as device
+    code only, once, under its own name; every user line keeps its name and number."""
     (tmp_path / "inc").mkdir()
     (tmp_path / "inc" / "graph.h").write_text('#pragma once\n#include <cstdio>\n#include "types.h"\n'
                                               'static void load(const char* f) { FILE* p = fopen(f, "r"); }\n'
-                                              '__device__ inline int twice(int x) { return 2 * x; }\n')
+                                              '__device__ inline weight_t twice(weight_t x) { return 2 * x; }\n')
     (tmp_path / "inc" / "types.h").write_text("typedef int vertex_t;\n")
-    src = '#include "graph.h"\n#include <graph.h>\n__global__ void k(vertex_t* v) { v[0] = twice(v[0]); }\n'
+    src = ('typedef float weight_t;\n#include "graph.h"\n#include <graph.h>\n'
+           '__global__ void k(vertex_t* v, weight_t* w) {\n  w[0] += twice(w[v[0]]);\n}\n')
     view, off = pl.device_view(src, str(tmp_path / "a.cu"), include_dirs=(str(tmp_path / "inc"),))
-    head, body = view.split("\n")[:off], view.split("\n")[off:]
-    assert body == ["", "", "__global__ void k(vertex_t* v) { v[0] = twice(v[0]); }", ""]
-    assert head[-1] == '#line 1 "a.cu"' and "<cstdio>" not in view and "fopen" not in view
-    assert head.count('#line 1 "graph.h"') == 1 and head.index('#line 1 "types.h"') < head.index('#line 1 "graph.h"')
-    assert "__device__ inline int twice(int x) { return 2 * x; }" in head
+    lines = view.split("\n")
+    assert lines[off - 1] == '#line 1 "a.cu"' and "<cstdio>" not in view and "fopen" not in view
+    assert view.count('#line 1 "graph.h"') == 1 and view.index('#line 1 "types.h"') > view.index('#line 1 "graph.h"')
+    assert view.index("typedef float weight_t;") < view.index("twice(weight_t x)")
+    for n, text in enumerate(src.split("\n"), start=1):
+        if text.startswith(("typedef", "__global__", "  w[0]")):
+            assert lines[pl.view_row(lines, off, n)] == text, n
+    variant = pl.atomic_variant(view, off, 5)
+    assert "atomicAdd(&(w[0]), twice(w[v[0]]));" in variant and "typedef int vertex_t;" in variant
 
 
 # ----------------------------------------------------------------------------- geometry

@@ -147,19 +147,39 @@ def device_view(source: str, path: str = "input.cu", defines: tuple = (),
     are kept), host-only
     ``#include <...>`` lines and ``using namespace std;`` are replaced by empty lines, so every
     kept line keeps its number. The user's own headers (found beside the file or in
-    `include_dirs`) get the same treatment and go before line 1, each once, under their own
-    names: NVRTC has no C library for the host headers they include.
+    `include_dirs`) get the same treatment in place of their #include, each once, between
+    `#line` directives that keep every line's name and number (NVRTC has no C library for the
+    host headers they include); `view_row` finds a user line in the view.
     """
-    headers: list = []
-    body = _device_lines(source, path, include_dirs, headers, set(), 0)
+    body = _device_lines(source, path, include_dirs, set(), 0)
     prelude = PRELUDE.format(path=path)
     if not re.search(r"\bu?int(8|16|32|64)_t\b", source):
         prelude = "\n".join(prelude.split("\n")[:7]) + "\n"
     for d in defines:
         name, _, val = d.partition("=")
         prelude += f"#define {name} {val or 1}\n"
-    head = prelude + "".join(headers) + f'#line 1 "{_base(path)}"\n'
+    head = prelude + f'#line 1 "{_base(path)}"\n'
     return head + "\n".join(body), head.count("\n")
+
+
+_LINE_DIRECTIVE = re.compile(r'^#line (\d+) "([^"]*)"$')
+
+
+def view_row(view_lines: list, offset: int, line: int) -> int | None:
+    """The index in the view of the user's `line` (the file named at `offset - 1`)."""
+    m = _LINE_DIRECTIVE.match(view_lines[offset - 1]) if 0 < offset <= len(view_lines) else None
+    if m is None:
+        return None
+    main, name, number = m.group(2), m.group(2), int(m.group(1))
+    for i in range(offset, len(view_lines)):
+        d = _LINE_DIRECTIVE.match(view_lines[i])
+        if d:
+            number, name = int(d.group(1)), d.group(2)
+            continue
+        if name == main and number == line:
+            return i
+        number += 1
+    return None
 
 
 def _base(path: str) -> str:
@@ -174,9 +194,9 @@ def _find_header(name: str, path: str, include_dirs) -> Path | None:
     return None
 
 
-def _device_lines(source: str, path: str, include_dirs, headers: list, seen: set, depth: int) -> list:
-    """`source` with host code blanked line for line; the user headers it includes are expanded
-    into `headers` (depth first) and their include lines blanked."""
+def _device_lines(source: str, path: str, include_dirs, seen: set, depth: int) -> list:
+    """`source` with host code blanked line for line and the user headers it includes expanded
+    in place (a header's text between `#line` directives, once per view)."""
     lines = source.split("\n")
     spans = function_spans(source)
     blank = set()
@@ -196,12 +216,13 @@ def _device_lines(source: str, path: str, include_dirs, headers: list, seen: set
         m = _INCLUDE_RE.match(line)
         found = _find_header(m.group(2).strip(), path, include_dirs) if m and depth < 8 else None
         if found is not None:
-            if found not in seen:
-                seen.add(found)
-                text = found.read_text(encoding="utf-8", errors="replace")
-                inner = _device_lines(text, str(found), include_dirs, headers, seen, depth + 1)
-                headers.append(f'#line 1 "{found.name}"\n' + "\n".join(inner) + "\n")
-            out.append("")
+            if found in seen:
+                out.append("")
+                continue
+            seen.add(found)
+            inner = _device_lines(found.read_text(encoding="utf-8", errors="replace"), str(found),
+                                  include_dirs, seen, depth + 1)
+            out.append("\n".join([f'#line 1 "{found.name}"', *inner, f'#line {n + 1} "{_base(path)}"']))
             continue
         if m and m.group(1) == "<" and not DEVICE_HEADERS.match(m.group(2).strip()):
             out.append("")
@@ -227,8 +248,8 @@ def atomic_variant(view: str, offset: int, line: int) -> str | None:
     Run beside the original, a lost update shows as a different result even when every run of
     the racy kernel loses the same updates (a warp's lanes all adding to one counter)."""
     lines = view.split("\n")
-    k = offset + line - 1
-    if not 0 <= k < len(lines):
+    k = view_row(lines, offset, line)
+    if k is None:
         return None
     text = lines[k]
     m = _RMW.search(text)
@@ -265,8 +286,8 @@ def arrival_variant(view: str, offset: int, lines: list[int], slots: int) -> str
     out = view.split("\n")
     found = 0
     for k, line in enumerate(lines):
-        i = offset + line - 1
-        if 0 <= i < len(out):
+        i = view_row(out, offset, line)
+        if i is not None:
             out[i], n = re.subn(r"\b__syncthreads\s*\(\s*\)", f"(cudalint_arrive({k}u), __syncthreads())", out[i])
             found += n
     return _ARRIVE.format(slots=slots) + "\n".join(out) if found else None
