@@ -372,6 +372,10 @@ def test_atomic_variant_rewrites_one_read_modify_write():
     assert pl.atomic_variant(view, 1, 5) is None  # a local: nothing shared
     assert pl.atomic_variant(view, 1, 6) is None  # a call in the subscript: not rewritten
     assert pl.atomic_variant(view, 1, 99) is None
+    extremes = "#line 1 \"g.cu\"\n  best[0] = max(best[0], v[i]);\n  lo[j] = min(lo[j], d);\n  m = max(m, v[i]);\n"
+    assert pl.atomic_variant(extremes, 1, 1).split("\n")[1] == "  atomicMax(&(best[0]), v[i]);"
+    assert pl.atomic_variant(extremes, 1, 2).split("\n")[2] == "  atomicMin(&(lo[j]), d);"
+    assert pl.atomic_variant(extremes, 1, 3) is None  # a local
 
 
 def test_judge_global_race_by_atomic_variant():

@@ -239,12 +239,14 @@ def _device_lines(source: str, path: str, include_dirs, seen: set, depth: int) -
 
 _LVALUE = r"(?:\*\s*)?[A-Za-z_]\w*(?:\s*(?:\[[^\[\];()]*\]|(?:\.|->)\s*\w+))*"
 _RMW = re.compile(rf"(?P<lhs>{_LVALUE})\s*(?P<op>[+-])=\s*(?P<rhs>[^;]+);")
+_EXTREMUM = re.compile(rf"(?P<lhs>{_LVALUE})\s*=\s*(?P<fn>max|min)\s*\(\s*(?P=lhs)\s*,\s*(?P<rhs>[^;]+)\)\s*;")
 _INCDEC = re.compile(rf"(?:(?P<pre>\+\+|--)\s*(?P<lhs1>{_LVALUE})|(?P<lhs2>{_LVALUE})\s*(?P<post>\+\+|--))\s*;")
 
 
 def atomic_variant(view: str, offset: int, line: int) -> str | None:
     """The device view with the read-modify-write on source line `line` (`x += v`, `x -= v`,
-    `x++`, `--x`) made an atomicAdd, or None when the line holds none that is plain to rewrite.
+    `x++`, `--x`) made an atomicAdd (`x = max(x, v)`: atomicMax, `min`: atomicMin), or None when
+    the line holds none that is plain to rewrite.
     Run beside the original, a lost update shows as a different result even when every run of
     the racy kernel loses the same updates (a warp's lanes all adding to one counter)."""
     lines = view.split("\n")
@@ -252,9 +254,12 @@ def atomic_variant(view: str, offset: int, line: int) -> str | None:
     if k is None:
         return None
     text = lines[k]
-    m = _RMW.search(text)
+    m, atomic = _RMW.search(text), "atomicAdd"
     if m:
         lhs, amount = m["lhs"], m["rhs"].strip() if m["op"] == "+" else f"-({m['rhs'].strip()})"
+    elif _EXTREMUM.search(text):
+        m = _EXTREMUM.search(text)
+        lhs, amount, atomic = m["lhs"], m["rhs"].strip(), {"max": "atomicMax", "min": "atomicMin"}[m["fn"]]
     else:
         m = _INCDEC.search(text)
         if not m:
@@ -262,7 +267,7 @@ def atomic_variant(view: str, offset: int, line: int) -> str | None:
         lhs, amount = m["lhs1"] or m["lhs2"], "1" if "+" in (m["pre"] or m["post"]) else "-1"
     if not any(c in lhs for c in "*[>"):
         return None  # a local variable: nothing shared to update atomically
-    new = f"atomicAdd(&({lhs.strip()}), {amount});"
+    new = f"{atomic}(&({lhs.strip()}), {amount});"
     lines[k] = text[:m.start()] + new + text[m.end():]
     return "\n".join(lines)
 
