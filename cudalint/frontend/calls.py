@@ -21,6 +21,10 @@ _CUB_COLLECTIVES = {"BlockScan", "BlockReduce", "BlockRadixSort", "BlockExchange
                     "BlockLoad", "BlockStore", "BlockAdjacentDifference", "BlockDiscontinuity",
                     "BlockShuffle", "BlockMergeSort", "BlockRunLengthDecode"}
 
+# libcu++ / C++ atomics (cuda::atomic<int>, cuda::std::atomic_ref<T>, std::atomic<T>) as the
+# canonical spelling names them: the operator's object is often a base (cuda::std::__atomic_bitwise)
+_ATOMIC_CLASS = re.compile(r"^(const |volatile )*(cuda::|std::)[\w:]*\b_*atomic\w*<")
+
 
 class Calls:
     """The calls of `KernelBuilder`'s walk."""
@@ -171,6 +175,13 @@ class Calls:
     def operator_call(self, c, env, name, kids):
         operands = [ch for ch in kids if not (_strip(ch).kind == K.DECL_REF_EXPR and
                                               _strip(ch).spelling.startswith("operator"))]
+        if operands and _ATOMIC_CLASS.search(operands[0].type.get_canonical().spelling):
+            lv = self.lvalue(operands[0], env)  # cuda::atomic<T>'s operators (+=, ++, =) are atomic
+            for o in operands[1:]:
+                self.expr(o, env)
+            if isinstance(lv, Ptr):
+                self.record(lv, "atomic", c)
+            return self.fresh("atomic", THREAD, c)
         if name == "operator=" and len(operands) == 2:
             rhs = self.expr(operands[1], env)
             return self.store(operands[0], env, None, rhs, c)
