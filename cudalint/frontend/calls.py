@@ -50,6 +50,10 @@ class Calls:
         callee = kids[0] if kids else None
         if callee is not None and callee.kind == K.UNEXPOSED_EXPR:  # a static member (CUDA 13's thread_block::sync)
             callee = next(iter(callee.get_children()), callee)
+        if callee is not None and callee.kind == K.MEMBER_REF_EXPR:
+            done = self._atomic_method(callee, args, env, c)
+            if done is not None:
+                return done
         if name in _GROUP_SYNCS and callee is not None and callee.kind == K.MEMBER_REF_EXPR:  # g.sync()
             obj = list(callee.get_children())
             kind = _group_barrier(obj[0].type if obj else None)
@@ -171,6 +175,21 @@ class Calls:
             if isinstance(dst, Ptr):
                 self.record(dst, "write", c, width=length.value, align=1)
         return dst if isinstance(dst, Ptr) else None
+
+    def _atomic_method(self, callee, args, env, c):
+        """`a.fetch_min(v)`, `p->load()` on a libcu++ atomic: one atomic access of the object (the
+        library's body is not walked: its retry loops and warp-aggregation are not the user's)."""
+        obj = next(iter(callee.get_children()), None)
+        t = obj.type.get_canonical() if obj is not None else None
+        pointer = t is not None and t.kind == T.POINTER
+        if t is None or not _ATOMIC_CLASS.search((t.get_pointee() if pointer else t).spelling):
+            return None
+        target = self.expr(obj, env) if pointer else self.lvalue(obj, env)
+        for a in args:
+            self.expr(a, env)
+        if isinstance(target, Ptr):
+            self.record(target, "atomic", c)
+        return self.fresh("atomic", THREAD, c)
 
     def operator_call(self, c, env, name, kids):
         operands = [ch for ch in kids if not (_strip(ch).kind == K.DECL_REF_EXPR and
