@@ -46,7 +46,7 @@ class _State:
         self.pending = {}  # (var, source id) -> (stream, events, source name, loc)
         self.facts = {}  # cond text -> bool (switches: -> ("is", label) | ("not", labels))
         self.trail = ()  # decisions taken, as text
-        self.born = {}  # site -> len(trail) when allocated
+        self.born = {}  # site -> len(trail) when allocated; also what freed a site, which calls failed
         self._key = None  # set once the state is on the walk's stack (never changed after that)
 
     def copy(self):
@@ -164,6 +164,9 @@ class _Flow:
             if dec.sense == "fail" and call is not None:
                 for site in [x for x in s.allocs if x == cid or (isinstance(x, tuple) and x[:2] == ("sum", cid))]:
                     self.drop(s, site)
+                for site in [x for x in s.allocs if _released_by(s.born.get(("freed by", x)), cid)]:
+                    self.drop(s, site)  # a release that failed (a bad pointer, a dead context): nothing to judge
+                s.born[("failed", call.text, call.loc)] = True
                 s.trail += (f"`{call.name}` fails at line {call.loc.line}",)
             return s
         if subject[0] != "var":  # a null test of a call's result (`strstr(..) != NULL`): nothing it returns is held
@@ -212,6 +215,8 @@ class _Flow:
     def call(self, c: H.Call, st: _State) -> bool:
         if c.noreturn:
             return False
+        if ("failed", c.text, c.loc) in st.born:  # a check macro evaluating the failed call again
+            return True  # (`fprintf(.., cudaGetErrorString(status))` with status `cudaMalloc(..)`)
         name, args = c.name, c.args
         if name in ALLOC_OUT and args:
             target = _alloc_target(args[0])
@@ -409,6 +414,7 @@ class _Flow:
         if kind != "param" and kind not in RELEASE[rel] and (rid, site, "mm") not in self.seen:
             self.seen.add((rid, site, "mm"))
             self.out.mismatches.append(Mismatch(name, kind, alloc, aloc, shown, loc))
+        st.born[("freed by", site)] = rid
         st.allocs[site] = ("freed", kind, name, alloc, aloc, shown, loc)
         st.born[("freed", site)] = len(st.trail)
 
@@ -508,3 +514,8 @@ def _launch_writes(model):
                 return True
         return False
     return writes
+
+
+def _released_by(rid, call_id) -> bool:
+    """A release's id is its call's, or (call id, argument index) for a call that frees several."""
+    return rid == call_id or (isinstance(rid, tuple) and rid[:1] == (call_id,))
