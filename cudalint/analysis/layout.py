@@ -13,19 +13,23 @@ def same_strides(o1, o2, t1, t2, fixed: set) -> list:
     """z3 facts: per argument stride, the two offsets' multipliers of it are equal. `fixed`:
     parameters whose value the launch gives (a known pitch is not presumed to fit the rows)."""
     parts1, parts2 = _by_stride(o1, fixed), _by_stride(o2, fixed)
-    if not parts1 and not parts2:
-        return []
+    # an argument is a stride where it multiplies a coordinate (`y * pitch`); then its plain
+    # multiples count too (`y * pitch + pitch` is row y + 1), while one only ever added
+    # (`data[t + shift]`) is an offset, not a stride
+    strides = {name for parts in (parts1, parts2) for name, terms in parts.items()
+               if any(scaled for _, scaled in terms)}
     zero = t1.num(0)
     facts = []
-    for key in sorted(set(parts1) | set(parts2)):
-        c1 = sum((t1.term(c) for c in parts1.get(key, ())), zero)
-        c2 = sum((t2.term(c) for c in parts2.get(key, ())), zero)
+    for name in sorted(strides):
+        c1 = sum((t1.term(c) for c, _ in parts1.get(name, ())), zero)
+        c2 = sum((t2.term(c) for c, _ in parts2.get(name, ())), zero)
         facts.append(c1 == c2)
     return facts
 
 
 def _by_stride(offset, fixed: set) -> dict:
-    """{stride name: [multipliers]} of the offset's terms that are a multiple of one argument."""
+    """{argument name: [(multiplier, whether it has a non-constant factor)]} of the offset's
+    terms that are a multiple of one argument."""
     out: dict = {}
     for k, term in _terms(offset, 1):
         factors = list(_factors(term))
@@ -33,12 +37,10 @@ def _by_stride(offset, fixed: set) -> dict:
         if len(strides) != 1 or any(strides[0] in syms(f) for f in factors if f is not strides[0]):
             continue
         rest = [f for f in factors if f is not strides[0]]
-        if all(isinstance(f, Const) for f in rest):
-            continue  # `base + shift`: an argument added, not a stride
         coef = Const(k)
         for f in rest:
             coef = Op.make("*", coef, f)
-        out.setdefault(strides[0].name, []).append(coef)
+        out.setdefault(strides[0].name, []).append((coef, not all(isinstance(f, Const) for f in rest)))
     return out
 
 
