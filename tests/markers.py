@@ -10,6 +10,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 # Findings must not depend on how loaded the test machine is: the per-file time budget (20 s by
 # default) is raised far above any fixture's time, as a safety limit only.
 FIXTURE_BUDGET_S = 600.0
+FIXTURE_SOLVER_TIMEOUT_MS = 60_000  # likewise each z3 query's (2 s by default): a timeout drops a finding
 _MARKER = re.compile(r"//\s*(expect|ok):\s*(.*)$")
 _ITEM = re.compile(r'(CUDA\d{3})(?:\s+"([^"]*)")?')
 

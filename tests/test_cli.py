@@ -133,8 +133,10 @@ def test_unparsable_file_is_reported_and_run_goes_on(work, capsys):
 
 def _jobs_outputs(capsys, monkeypatch, *extra):
     monkeypatch.chdir(REPO)
-    one = run(capsys, "--isolated", "--output-format", "json", "-j1", "--exit-zero", *extra, "fixtures")
-    two = run(capsys, "--isolated", "--output-format", "json", "-j2", "--exit-zero", *extra, "fixtures")
+    # budgets far above any fixture's time: a loaded machine must not cut a file short in one run only
+    args = ("--isolated", "--output-format", "json", "--exit-zero", "--file-budget", "600", "--solver-timeout", "60000")
+    one = run(capsys, *args, "-j1", *extra, "fixtures")
+    two = run(capsys, *args, "-j2", *extra, "fixtures")
     assert one[0] == two[0] == 0
     return one[1], two[1]
 

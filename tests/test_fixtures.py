@@ -11,7 +11,7 @@ from pathlib import Path
 from cudalint.engine import analyze_file
 from cudalint.registry import all_rules
 from cudalint.settings import Settings
-from markers import FIXTURE_BUDGET_S, FIXTURES, fixture_files, markers
+from markers import FIXTURE_BUDGET_S, FIXTURE_SOLVER_TIMEOUT_MS, FIXTURES, fixture_files, markers
 
 FILES = fixture_files()
 _cache: dict = {}
@@ -20,7 +20,8 @@ _cache: dict = {}
 def findings_for(path, mode="shim"):
     key = (path, mode)
     if key not in _cache:
-        result = analyze_file(str(path), Settings(cuda_mode=mode, file_budget_s=FIXTURE_BUDGET_S))
+        result = analyze_file(str(path), Settings(cuda_mode=mode, file_budget_s=FIXTURE_BUDGET_S,
+                                                  solver_timeout_ms=FIXTURE_SOLVER_TIMEOUT_MS))
         _cache[key] = result
     return _cache[key]
 

@@ -7,7 +7,7 @@ import pytest
 from cudalint.engine import analyze_file
 from cudalint.frontend.flags import find_toolkit
 from cudalint.settings import Settings
-from markers import FIXTURE_BUDGET_S, FIXTURES, fixture_files
+from markers import FIXTURE_BUDGET_S, FIXTURE_SOLVER_TIMEOUT_MS, FIXTURES, fixture_files
 
 pytestmark = pytest.mark.skipif(find_toolkit(None) is None, reason="no CUDA toolkit on this machine")
 
@@ -18,8 +18,9 @@ def _key(f):
 
 @pytest.mark.parametrize("path", fixture_files(), ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_shim_and_toolkit_agree(path):
-    shim = analyze_file(str(path), Settings(cuda_mode="shim", file_budget_s=FIXTURE_BUDGET_S))
-    toolkit = analyze_file(str(path), Settings(cuda_mode="toolkit", file_budget_s=FIXTURE_BUDGET_S))
+    budgets = dict(file_budget_s=FIXTURE_BUDGET_S, solver_timeout_ms=FIXTURE_SOLVER_TIMEOUT_MS)
+    shim = analyze_file(str(path), Settings(cuda_mode="shim", **budgets))
+    toolkit = analyze_file(str(path), Settings(cuda_mode="toolkit", **budgets))
     assert not [d for d in toolkit.diagnostics if d.severity == "error"], toolkit.diagnostics
     assert sorted(map(_key, shim.findings)) == sorted(map(_key, toolkit.findings))
 
