@@ -185,21 +185,26 @@ class Calls:
         if t is None or not _ATOMIC_CLASS.search((t.get_pointee() if pointer else t).spelling):
             return None
         target = self.expr(obj, env) if pointer else self.lvalue(obj, env)
+        if not isinstance(target, Ptr):
+            return None  # a local atomic object (`const atomic<int> s = d[v].load()`): walked as written
         for a in args:
             self.expr(a, env)
-        if isinstance(target, Ptr):
-            self.record(target, "atomic", c)
-        return self.fresh("atomic", THREAD, c)
+        self.record(target, "atomic", c)
+        if callee.spelling == "load":  # a read: the same value for threads loading one address
+            value = self.fresh(target.array.name, _scope(target.offset), c)
+            self.loaded[value] = (target.array, target.offset)
+            return value
+        return self.fresh("atomic", THREAD, c)  # a read-modify-write: each caller's own result
 
     def operator_call(self, c, env, name, kids):
         operands = [ch for ch in kids if not (_strip(ch).kind == K.DECL_REF_EXPR and
                                               _strip(ch).spelling.startswith("operator"))]
-        if operands and _ATOMIC_CLASS.search(operands[0].type.get_canonical().spelling):
-            lv = self.lvalue(operands[0], env)  # cuda::atomic<T>'s operators (+=, ++, =) are atomic
+        lv = self.lvalue(operands[0], env) if operands and \
+            _ATOMIC_CLASS.search(operands[0].type.get_canonical().spelling) else None
+        if isinstance(lv, Ptr):  # cuda::atomic<T>'s operators (+=, ++, =) on memory are atomic
             for o in operands[1:]:
                 self.expr(o, env)
-            if isinstance(lv, Ptr):
-                self.record(lv, "atomic", c)
+            self.record(lv, "atomic", c)
             return self.fresh("atomic", THREAD, c)
         if name == "operator=" and len(operands) == 2:
             rhs = self.expr(operands[1], env)
