@@ -346,17 +346,6 @@ def _prod(dims) -> int:
     return dims[0] * dims[1] * dims[2]
 
 
-_SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".cpp", ".cc", ".cxx")
-
-
-def _touches(locs, f: Finding) -> bool:
-    """At the finding's line, and in its file where the report names a source file (through #line,
-    a helper in an included header has the header's name); NVRTC's own hash names say nothing."""
-    name = Path(f.path).name
-    return any(l is not None and l.line == f.line and
-               (not l.file or not l.file.endswith(_SOURCE_SUFFIXES) or l.file == name) for l in locs)
-
-
 def _plain(job: KernelJob) -> Run | None:
     return job.runs.get("plain") or job.runs.get("plain-diff")
 
@@ -409,7 +398,7 @@ def judge_misaligned(f: Finding, job: KernelJob) -> Confirmation:
     kinds = {"ld": "read", "st": "write"}
     wanted = {kinds[d] for d in _direction(f)}
     mis = [a for a in ev.parse_memcheck(opt.output) if a.misaligned and a.access in wanted]
-    here = [a for a in mis if _touches((a.location, *getattr(a, "device_frames", ())), f)]
+    here = [a for a in mis if a.touches(f.path, f.line)]  # reports name files through #line
     moved = [a for a in mis if a.location and _moved_from(job, f.line, a)]
     if not here and not moved:
         return c
@@ -449,7 +438,7 @@ def _judge_misaligned_debug(f: Finding, job: KernelJob) -> Confirmation:
     mc = job.runs.get("memcheck")
     if mc is not None and not mc.timed_out:
         reports = ev.parse_memcheck(mc.output)
-        hits = [a for a in reports if _touches((a.location, *getattr(a, "device_frames", ())), f)]
+        hits = [a for a in reports if a.touches(f.path, f.line)]
         mis = [a for a in hits if a.misaligned]
         if mis:
             a = mis[0]
@@ -562,7 +551,7 @@ def judge_race(f: Finding, job: KernelJob) -> Confirmation:
         return Confirmation("error", "compute-sanitizer racecheck", f"racecheck was killed after {rc.seconds:.0f} s")
     hazards = ev.parse_racecheck(rc.output)
     lines = {f.line} | _related_lines(f)
-    hits = [h for h in hazards if _touches((h.first, h.second), f)]
+    hits = [h for h in hazards if h.touches(f.path, f.line)]
     if hits:
         best = sorted(hits, key=lambda h: (h.severity != "error", -(set(h.lines) <= lines)))[0]
         kinds = f"{best.first_access} at line {best.first.line} / {best.second_access} at line {best.second.line}"
@@ -585,7 +574,7 @@ def judge_barrier(f: Finding, job: KernelJob) -> Confirmation:
     perr = plain.result.get("error")
     if sc is not None:
         reps = ev.parse_synccheck(sc.output)
-        hits = [s for s in reps if _touches((s.location, *getattr(s, "device_frames", ())), f)]
+        hits = [s for s in reps if s.touches(f.path, f.line)]
         if hits:
             s = hits[0]
             who = f" (thread {s.thread} in block {s.block})" if s.thread else ""
