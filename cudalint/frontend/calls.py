@@ -81,9 +81,7 @@ class Calls:
                 self.record(target, "atomic", c)
             if isinstance(target, Ptr) and name in ("atomicAdd", "atomicSub", "atomicOr", "atomicXor") and \
                     vals[:1] == [Const(0)]:  # `atomicAdd(&x, 0)`: a read, the same value for every thread
-                value = self.fresh(target.array.name, _scope(target.offset), c)
-                self.loaded[value] = (target.array, target.offset)
-                return value
+                return self._value_at(target, c)
             step = vals[0] if name == "atomicAdd" and len(vals) == 1 else None
             if isinstance(target, Ptr) and isinstance(step, (Op, Sym)) and \
                     all(v.origin in ("builtin", "param", "loop") for v in syms(step)):
@@ -116,9 +114,7 @@ class Calls:
             p = self.expr(args[0], env)
             if isinstance(p, Ptr):
                 self.record(p, "read", c)
-                value = self.fresh(p.array.name, _scope(p.offset), c)
-                self.loaded[value] = (p.array, p.offset)
-                return value
+                return self._value_at(p, c)
             return self.fresh(name, THREAD, c)
         if name in ("__mul24", "__umul24") and len(args) == 2:  # 24-bit multiply: indices fit
             a, b = self.expr(args[0], env), self.expr(args[1], env)
@@ -176,6 +172,12 @@ class Calls:
                 self.record(dst, "write", c, width=length.value, align=1)
         return dst if isinstance(dst, Ptr) else None
 
+    def _value_at(self, ptr: Ptr, c):
+        """The value a read of `ptr` gives (an atomic or cached load): as shared as its address."""
+        value = self.fresh(ptr.array.name, _scope(ptr.offset), c)
+        self.loaded[value] = (ptr.array, ptr.offset)
+        return value
+
     def _atomic_method(self, callee, args, env, c):
         """`a.fetch_min(v)`, `p->load()` on a libcu++ atomic: one atomic access of the object (the
         library's body is not walked: its retry loops and warp-aggregation are not the user's)."""
@@ -191,9 +193,7 @@ class Calls:
             self.expr(a, env)
         self.record(target, "atomic", c)
         if callee.spelling == "load":  # a read: the same value for threads loading one address
-            value = self.fresh(target.array.name, _scope(target.offset), c)
-            self.loaded[value] = (target.array, target.offset)
-            return value
+            return self._value_at(target, c)
         return self.fresh("atomic", THREAD, c)  # a read-modify-write: each caller's own result
 
     def operator_call(self, c, env, name, kids):

@@ -257,8 +257,7 @@ def atomic_variant(view: str, offset: int, line: int) -> str | None:
     m, atomic = _RMW.search(text), "atomicAdd"
     if m:
         lhs, amount = m["lhs"], m["rhs"].strip() if m["op"] == "+" else f"-({m['rhs'].strip()})"
-    elif _EXTREMUM.search(text):
-        m = _EXTREMUM.search(text)
+    elif m := _EXTREMUM.search(text):
         lhs, amount, atomic = m["lhs"], m["rhs"].strip(), {"max": "atomicMax", "min": "atomicMin"}[m["fn"]]
     else:
         m = _INCDEC.search(text)
