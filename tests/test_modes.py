@@ -16,6 +16,17 @@ def _key(f):
     return (f.rule, f.line, f.column, f.message)
 
 
+def _in_both_modes(tmp_path, name: str, text: str) -> dict:
+    """`text` checked in shim and toolkit mode: both parse without errors and agree."""
+    path = tmp_path / name
+    path.write_text(text)
+    results = {mode: analyze_file(str(path), Settings(cuda_mode=mode)) for mode in ("shim", "toolkit")}
+    for mode, r in results.items():
+        assert [d for d in r.diagnostics if d.severity == "error"] == [], mode
+    assert sorted(map(_key, results["shim"].findings)) == sorted(map(_key, results["toolkit"].findings))
+    return results
+
+
 @pytest.mark.parametrize("path", fixture_files(), ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_shim_and_toolkit_agree(path):
     budgets = dict(file_budget_s=FIXTURE_BUDGET_S, solver_timeout_ms=FIXTURE_SOLVER_TIMEOUT_MS)
@@ -67,13 +78,8 @@ int main() {
 def test_code_guarded_by_the_toolkits_header_macros(tmp_path):
     # helpers such as cuda-samples' helper_cuda.h define their checking macros only under the
     # toolkit's include guards (__DRIVER_TYPES_H__, __CUDA_RUNTIME_H__): the shim defines them too
-    path = tmp_path / "guarded.cu"
-    path.write_text(GUARDED)
-    results = {mode: analyze_file(str(path), Settings(cuda_mode=mode)) for mode in ("shim", "toolkit")}
-    for r in results.values():
-        assert [d for d in r.diagnostics if d.severity == "error"] == []
+    results = _in_both_modes(tmp_path, "guarded.cu", GUARDED)
     assert [(f.rule, f.line) for f in results["shim"].findings] == [("CUDA201", 16), ("CUDA401", 23)]
-    assert sorted(map(_key, results["shim"].findings)) == sorted(map(_key, results["toolkit"].findings))
 
 
 TEXTURES = """\
@@ -133,13 +139,8 @@ def test_texture_and_surface_objects(tmp_path):
     # tex2D<T>, surf2Dread, cudaResourceDesc, cudaCreateTextureObject, cudaArray flags: the shim
     # lacked them, so a kernel that fetches through a texture object went unchecked in shim
     # mode only, and a CUDA array stored in a global resource descriptor looked leaked
-    path = tmp_path / "tex.cu"
-    path.write_text(TEXTURES)
-    results = {mode: analyze_file(str(path), Settings(cuda_mode=mode)) for mode in ("shim", "toolkit")}
-    for r in results.values():
-        assert [d for d in r.diagnostics if d.severity == "error"] == []
+    results = _in_both_modes(tmp_path, "tex.cu", TEXTURES)
     assert [(f.rule, f.line) for f in results["shim"].findings] == [("CUDA201", 9), ("CUDA401", 35)]
-    assert sorted(map(_key, results["shim"].findings)) == sorted(map(_key, results["toolkit"].findings))
 
 
 PARTITIONS = """\
@@ -168,13 +169,8 @@ int main() { sums<256><<<4, 256>>>(0, 0); }
 def test_warp_partitions_and_block_tile_memory(tmp_path):
     # cg::binary_partition and cg::block_tile_memory / this_thread_block(scratch) were missing
     # from the shim: such kernels had parse errors (and went unchecked) in shim mode only
-    path = tmp_path / "part.cu"
-    path.write_text(PARTITIONS)
-    results = {mode: analyze_file(str(path), Settings(cuda_mode=mode)) for mode in ("shim", "toolkit")}
-    for r in results.values():
-        assert [d for d in r.diagnostics if d.severity == "error"] == []
-        assert r.kernels == 1
-    assert sorted(map(_key, results["shim"].findings)) == sorted(map(_key, results["toolkit"].findings))
+    results = _in_both_modes(tmp_path, "part.cu", PARTITIONS)
+    assert [r.kernels for r in results.values()] == [1, 1]
 
 
 HOST_MINMAX = """\
@@ -190,8 +186,4 @@ int host_reference(const int* d, int n, unsigned cap) {
 
 def test_host_code_calls_the_global_min_and_max_as_nvcc_allows(tmp_path):
     """nvcc declares min/max for the host too; clang's CUDA headers only for the device."""
-    path = tmp_path / "minmax.cu"
-    path.write_text(HOST_MINMAX)
-    for mode in ("shim", "toolkit"):
-        r = analyze_file(str(path), Settings(cuda_mode=mode))
-        assert [d for d in r.diagnostics if d.severity == "error"] == [], mode
+    _in_both_modes(tmp_path, "minmax.cu", HOST_MINMAX)
