@@ -86,7 +86,7 @@ class Calls:
             if isinstance(target, Ptr) and isinstance(step, (Op, Sym)) and \
                     all(v.origin in ("builtin", "param", "loop") for v in syms(step)):
                 # `atomicAdd(&n, threadIdx.x)`: a caller adding 0 draws the value the next one does
-                result = Sym(f"{name}@{c.extent.start.line}#{next(self.ids)}", THREAD, "slot")
+                result = self.fresh(name, THREAD, c, origin="slot")
                 self.slots.append((result.name, step))
                 return result
             result = self.fresh(name, THREAD, c)  # each caller's own: presumed distinct

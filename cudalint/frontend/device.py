@@ -112,9 +112,9 @@ class KernelBuilder(Statements, Loops, Expressions, Calls):
             l2, c2 = l1, c1
         return Loc(self.path, l1, c1, l2, c2)
 
-    def fresh(self, what: str, scope: int, c=None) -> Sym:
+    def fresh(self, what: str, scope: int, c=None, origin: str = "value") -> Sym:
         line = c.extent.start.line if c is not None else 0
-        return Sym(f"{what}@{line}#{next(self.ids)}", scope, "value")
+        return Sym(f"{what}@{line}#{next(self.ids)}", scope, origin)
 
     def record(self, ptr: Ptr, kind: str, c, width: int | None = None, align: int | None = None,
                stored=None):
