@@ -9,6 +9,7 @@ alignment and bank-conflict analyses need, and it keeps them independent of libc
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Union
 
 # ---------------------------------------------------------------------------- expressions
@@ -199,10 +200,15 @@ class Kernel:
     incomplete: bool = False  # parse errors inside the body: code is missing from the events
     builtins_read: tuple = ()  # threadIdx.x, blockIdx.y ... as the source reads them (sorted)
     tickets: tuple = ()  # Ticket per atomic counter increment whose result the kernel uses
-    loaded: frozenset = frozenset()  # names of the Syms that are values loaded from memory
+    loads: tuple = ()  # (Sym, Array, byte offset) per value the kernel loads from memory
     ticket_flags: tuple = ()  # (Sym name of a value loaded from a shared flag, ticket Sym name, compared value)
     preconditions: tuple = ()  # conditions the kernel states its arguments meet (GPUVerify's `__requires`)
     slots: tuple = ()  # (Sym name, increment Expr): `atomicAdd(&n, inc)` results, equal only where an inc is 0
+
+    @cached_property
+    def loaded(self) -> frozenset:
+        """Names of the Syms that are values loaded from memory."""
+        return frozenset(s.name for s, _, _ in self.loads)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import z3
 
-from cudalint.model import Access, Barrier
+from cudalint.model import Access, Barrier, syms
 from cudalint.symbolic import BITS, conjuncts, to_z3
 
 
@@ -94,3 +94,25 @@ def _value(stored, th):
 def _unwritten(kernel, array) -> bool:
     return array.read_only or not any(isinstance(e, Access) and e.array == array and e.kind != "read"
                                       for e in kernel.events)
+
+
+def equal_loads(kernel, exprs, t1, t2) -> list:
+    """Two threads that load one address of memory the kernel never writes load the same value:
+    z3 facts for the loads `exprs` depend on, through the offsets of other loads too (a warp's
+    lanes reading `items[warp]` and then `degree[item]`)."""
+    sites = {s: (array, offset) for s, array, offset in kernel.loads}
+    todo = [s for e in exprs for s in syms(e)]
+    seen, facts = set(), []
+    while todo:
+        s = todo.pop()
+        if s in seen or s not in sites:
+            continue
+        seen.add(s)
+        array, offset = sites[s]
+        if not _unwritten(kernel, array):
+            continue
+        v1, v2 = t1.var(s), t2.var(s)
+        if not v1.eq(v2):  # one variable for both threads already: nothing to say
+            facts.append(z3.Implies(t1.term(offset) == t2.term(offset), v1 == v2))
+        todo += syms(offset)
+    return facts

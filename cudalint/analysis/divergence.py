@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import z3
 
+from cudalint.analysis import benign
 from cudalint.analysis.threads import loop_definition
 from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.shapes import shape_sets
@@ -54,7 +55,14 @@ def _threads(kernel, b, geom, ints):
         facts += loop_definition(kernel.loops[lid], t1, it) + loop_definition(kernel.loops[lid], t2, it)  # same iteration
     g1 = z3.And(*[as_bool(t1.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
     g2 = z3.And(*[as_bool(t2.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
+    loop_terms = [e for lid in b.loops for e in _loop_exprs(kernel.loops[lid])]
+    facts += benign.equal_loads(kernel, [*b.guard, *loop_terms], t1, t2)
     return t1, t2, facts, g1, g2
+
+
+def _loop_exprs(loop) -> list:
+    return [e for e in (loop.init, loop.cond, loop.step) if e is not None] + \
+        [e for _, init, _, step in loop.derived for e in (init, step) if e is not None]
 
 
 def _check(kernel, b: Barrier, geom, timeout, ctx):

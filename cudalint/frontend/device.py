@@ -79,7 +79,7 @@ class KernelBuilder(Statements, Loops, Expressions, Calls):
                       template_args=tuple(template_args),
                       is_template_pattern=is_pattern, usr=self.fn.get_usr(),
                       tickets=tuple(self.tickets), ticket_flags=tuple(self.ticket_flags),
-                      loaded=frozenset(s.name for s in self.loaded), preconditions=tuple(self.preconditions),
+                      loads=tuple((s, *site) for s, site in self.loaded.items()), preconditions=tuple(self.preconditions),
                       slots=tuple(self.slots))
 
     def _param_value(self, p):
