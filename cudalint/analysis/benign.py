@@ -96,10 +96,12 @@ def _unwritten(kernel, array) -> bool:
                                       for e in kernel.events)
 
 
-def equal_loads(kernel, exprs, t1, t2) -> list:
+def equal_loads(kernel, exprs, t1, t2, lanes: bool = False) -> list:
     """Two threads that load one address of memory the kernel never writes load the same value:
     z3 facts for the loads `exprs` depend on, through the offsets of other loads too (a warp's
-    lanes reading `items[warp]` and then `degree[item]`)."""
+    lanes reading `items[warp]` and then `degree[item]`). `lanes`: the threads are lanes of one
+    warp, which read one address in one instruction: memory that the kernel updates only with
+    atomics counts too (`atomicRead(&d[v])` while other warps `atomicMin` it)."""
     sites = {s: (array, offset) for s, array, offset in kernel.loads}
     todo = [s for e in exprs for s in syms(e)]
     seen, facts = set(), []
@@ -109,10 +111,14 @@ def equal_loads(kernel, exprs, t1, t2) -> list:
             continue
         seen.add(s)
         array, offset = sites[s]
-        if not _unwritten(kernel, array):
+        if not (_unwritten(kernel, array) or lanes and _atomic_only(kernel, array)):
             continue
         v1, v2 = t1.var(s), t2.var(s)
         if not v1.eq(v2):  # one variable for both threads already: nothing to say
             facts.append(z3.Implies(t1.term(offset) == t2.term(offset), v1 == v2))
         todo += syms(offset)
     return facts
+
+
+def _atomic_only(kernel, array) -> bool:
+    return all(e.kind != "write" for e in kernel.events if isinstance(e, Access) and e.array == array)

@@ -56,7 +56,7 @@ def _threads(kernel, b, geom, ints):
     g1 = z3.And(*[as_bool(t1.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
     g2 = z3.And(*[as_bool(t2.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
     loop_terms = [e for lid in b.loops for e in _loop_exprs(kernel.loops[lid])]
-    facts += benign.equal_loads(kernel, [*b.guard, *loop_terms], t1, t2)
+    facts += benign.equal_loads(kernel, [*b.guard, *loop_terms], t1, t2, lanes=b.kind == "warp")
     return t1, t2, facts, g1, g2
 
 

@@ -12,7 +12,9 @@ from cudalint.frontend.values import Ptr, _parameters, _Return, _scope, _strip, 
 from cudalint.frontend.warp_calls import warp_call
 from cudalint.model import BLOCK, THREAD, UNIFORM, Barrier, Const, Op, Sym, Ticket, syms
 
-_ATOMIC = re.compile(r"^atomic[A-Z]\w*$")
+# CUDA's own atomic functions; a user's `atomicRead` helper is walked like any other function
+_ATOMIC = re.compile(r"^atomic(Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)(_block|_system)?$")
+_CONVERSION = re.compile(r"^operator (?!new\b|delete\b)\w")  # `operator int`: a conversion to a type
 _MEMCPY = {"memcpy", "__builtin_memcpy", "memset", "__builtin_memset"}
 _GROUP_UNIFORM = {"size", "num_threads", "meta_group_size", "group_dim", "dim_threads", "num_blocks", "dim_blocks"}
 _WARP_VALUE = re.compile(r"^__(shfl|ballot|any|all|reduce|match|activemask)")
@@ -141,6 +143,9 @@ class Calls:
             if body is not None and not target.location.is_in_system_header \
                     and self.depth < _MAX_INLINE_DEPTH and ref.kind != K.CXX_METHOD:
                 return self.inline(target, body, args, env, c)
+        if ref is not None and ref.kind == K.CONSTRUCTOR and len(args) == 1 and \
+                _ATOMIC_CLASS.search(c.type.get_canonical().spelling):
+            return self.expr(args[0], env)  # a local atomic object holds the value it starts with
         if ref is not None and ref.kind == K.CONSTRUCTOR or (c.type.spelling == name and name):
             vals = [self.expr(a, env) for a in args] or [self.expr(ch, env) for ch in kids]
             return self.fresh(name or "ctor", _scope(*[v for v in vals if v is not None]), c)
@@ -187,12 +192,13 @@ class Calls:
         if t is None or not _ATOMIC_CLASS.search((t.get_pointee() if pointer else t).spelling):
             return None
         target = self.expr(obj, env) if pointer else self.lvalue(obj, env)
-        if not isinstance(target, Ptr):
-            return None  # a local atomic object (`const atomic<int> s = d[v].load()`): walked as written
+        read = callee.spelling == "load" or _CONVERSION.match(callee.spelling) is not None
+        if not isinstance(target, Ptr):  # a local atomic object (`const atomic<int> s = d[v].load()`)
+            return self.expr(obj, env) if read and not pointer else None  # its value; else walked as written
         for a in args:
             self.expr(a, env)
         self.record(target, "atomic", c)
-        if callee.spelling == "load":  # a read: the same value for threads loading one address
+        if read:  # the same value for threads loading one address
             return self._value_at(target, c)
         return self.fresh("atomic", THREAD, c)  # a read-modify-write: each caller's own result
 
