@@ -88,6 +88,11 @@ def to_z3(e, var: Callable[[Sym], z3.ExprRef], side: list | None = None, ints: b
     if op == "~":
         a = as_bv(to_z3(args[0], var, side, ints), ints)
         return -a - 1 if ints else ~a
+    if op == "bitlen":  # the bits a non-negative value needs (0 for 0 and below): a halving loop's trips
+        a, r = as_bv(to_z3(args[0], var, side, ints), ints), num(0, ints)
+        for k in range(BITS - 1):
+            r = z3.If(a >= num(2**k, ints), num(k + 1, ints), r)
+        return r
     a, b = (to_z3(x, var, side, ints) for x in args)
     if op == "&&":
         return z3.And(as_bool(a), as_bool(b))

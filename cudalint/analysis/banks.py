@@ -130,7 +130,7 @@ _BINARY = {"+": "_w({a} + {b})", "-": "_w({a} - {b})", "*": "_w({a} * {b})", "/"
            "max": "max({a}, {b})", "<": "int({a} < {b})", ">": "int({a} > {b})", "<=": "int({a} <= {b})",
            ">=": "int({a} >= {b})", "==": "int({a} == {b})", "!=": "int({a} != {b})",
            "&&": "int(bool({a}) and bool({b}))", "||": "int(bool({a}) or bool({b}))"}
-_UNARY = {"!": "int(not {a})", "~": "_w(~{a})", "-": "_w(-{a})", "+": "{a}"}
+_UNARY = {"!": "int(not {a})", "~": "_w(~{a})", "-": "_w(-{a})", "+": "{a}", "bitlen": "max({a}, 0).bit_length()"}
 
 
 def _div(a, b):

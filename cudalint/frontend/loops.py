@@ -36,6 +36,8 @@ def _trip_count(var, start, op, step, cond):
     rel, bound = (cond.op, b) if a == var else (_FLIPPED[cond.op], a) if b == var else (None, None)
     if rel is None or var in set(syms(bound)) or isinstance(start, Ptr) or isinstance(bound, Ptr):
         return None
+    if op in ("<<", ">>"):
+        return _shift_trips(start, op, step, rel, bound)
     s = step.value
     span = {("+", "<"): (bound, start, s - 1), ("+", "<="): (bound, start, s), ("-", ">"): (start, bound, s - 1),
             ("-", ">="): (start, bound, s), ("+", "!="): (bound, start, 0) if s == 1 else None}.get((op, rel))
@@ -44,6 +46,19 @@ def _trip_count(var, start, op, step, cond):
     hi, lo, extra = span
     moved = Op.make("+", Op.make("-", hi, lo), Const(extra)) if extra else Op.make("-", hi, lo)
     return Op.make("max", moved if s == 1 else Op.make("/", moved, step), Const(0))
+
+
+def _shift_trips(start, op, step, rel, bound):
+    """Trips of a doubling loop up to a bound (`for (d = 2; d < n; d <<= 1)`: bitlen((n-1)/2))
+    or a halving one down to zero (`for (d = n / 2; d > 0; d >>= 1)`: bitlen(n/2))."""
+    if step != Const(1):
+        return None
+    if op == ">>" and (rel, bound) in ((">", Const(0)), ("!=", Const(0)), (">=", Const(1))):
+        return Op.make("bitlen", start)
+    if op == "<<" and rel in ("<", "<=") and isinstance(start, Const) and start.value > 0:
+        top = Op.make("-", bound, Const(1)) if rel == "<" else bound
+        return Op.make("bitlen", Op.make("/", top, start) if start.value > 1 else top)
+    return None
 
 
 def _leaves_early(body) -> bool:
