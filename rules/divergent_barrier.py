@@ -6,7 +6,11 @@ reach and others do not — under a condition on `threadIdx`, on per-thread data
 whose trip count depends on the thread, or after a thread-dependent early `return` — and a
 `__syncwarp(mask)` reached by a lane outside `mask`, or not reached by a lane inside it. The
 check is a z3 query over two threads of one block; block-uniform conditions
-(`if (blockIdx.x > 0)`, kernel arguments) are fine.
+(`if (blockIdx.x > 0)`, kernel arguments) are fine. Two threads that load one address of memory
+the kernel never writes load the same value, so a warp that works on one item
+(`item = items[warp]; if (degree[item] > 0) { ...; __syncwarp(); }`) takes the branch together;
+for `__syncwarp` this holds for memory the kernel updates only atomically too (the lanes read it
+in one instruction), for a block barrier it does not (other warps read it at other times).
 
 ## Why is this bad?
 CUDA requires every thread of the block to reach the same `__syncthreads()`. When some do not,
