@@ -94,7 +94,8 @@ def _check(kernel, b: Barrier, geom, timeout, ctx):
         if status == "unknown":
             ctx.skipped.append((f"divergence check {kernel.name} line {b.loc.line}", "solver timeout"))
         if m is not None:
-            m = minimize(s, [t1.linear_id(), t2.linear_id()], m, timeout)
+            blocks = [t1.block_id(), t2.block_id()] if b.kind == "grid" else []  # else one block
+            m = minimize(s, [*blocks, t1.linear_id(), t2.linear_id()], m, timeout)
             misses = f"lane {value(m, z3.URem(l1, bv(32)))}" if outside_mask else t2.describe(m)
             exits = b.kind == "block" and _reaches_no_later_barrier(kernel, b, geom, m, t2, timeout)
             return Divergence(b, t1.describe(m), misses, outside_mask, geom, exits)

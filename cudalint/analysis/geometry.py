@@ -278,6 +278,11 @@ class Thread:
         t = [self.builtin("threadIdx", a) for a in AXES]
         return t[0] + t[1] * bdim[0] + t[2] * bdim[0] * bdim[1]
 
+    def block_id(self):
+        """An order of the blocks for witness minimisation (not the launch's linear block id)."""
+        b = [self.builtin("blockIdx", a) for a in AXES]
+        return b[0] + b[1] * 65536 + b[2] * 65536 * 65536
+
     def describe(self, model) -> str:
         from cudalint.symbolic import value
         t = [value(model, self.builtin("threadIdx", a)) for a in AXES]

@@ -277,7 +277,7 @@ def _solve_pair(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
         if m is None:
             return None
         if found is None:  # the first threads, blocks and address: the same witness every run
-            m = minimize(s, [_block_id(t1), _block_id(t2), t1.linear_id(), t2.linear_id(), o1], m, timeout)
+            m = minimize(s, [t1.block_id(), t2.block_id(), t1.linear_id(), t2.linear_id(), o1], m, timeout)
         found = found or (t1.describe(m), t2.describe(m), _index(first, value(m, o1)), _index(second, value(m, o2)))
     kind = {"block": "block", "warp": "warp"}.get(mode, "global")
     return Race(kind, first, second, *found, geom, p.wrap_loop, kernel.name)
@@ -382,11 +382,6 @@ def _memo(memo: dict, key, th, build) -> list:
     facts, side = memo[key]
     th.side += side
     return facts
-
-
-def _block_id(th):
-    b = [th.builtin("blockIdx", ax) for ax in "xyz"]
-    return b[0] + b[1] * 65536 + b[2] * 65536 * 65536
 
 
 def _in_bounds(o, acc: Access, th):

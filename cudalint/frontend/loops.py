@@ -54,11 +54,15 @@ def _shift_trips(start, op, step, rel, bound):
     if step != Const(1):
         return None
     if op == ">>" and (rel, bound) in ((">", Const(0)), ("!=", Const(0)), (">=", Const(1))):
-        return Op.make("bitlen", start)
+        return _bitlen(start)
     if op == "<<" and rel in ("<", "<=") and isinstance(start, Const) and start.value > 0:
         top = Op.make("-", bound, Const(1)) if rel == "<" else bound
-        return Op.make("bitlen", Op.make("/", top, start) if start.value > 1 else top)
+        return _bitlen(Op.make("/", top, start) if start.value > 1 else top)
     return None
+
+
+def _bitlen(e):
+    return Const(max(e.value, 0).bit_length()) if isinstance(e, Const) else Op.make("bitlen", e)
 
 
 def _leaves_early(body) -> bool:
