@@ -152,6 +152,7 @@ class RunInfo:
     baselined: int = 0  # findings matched by the baseline
     stale_baseline: int = 0  # baseline entries that matched nothing
     root: Path = field(default_factory=Path.cwd)  # the project root (cudalint.project)
+    rules: tuple = ()  # every registered rule (cudalint.registry), for the formats that list them
     _sources: dict = field(default_factory=dict)
 
     def source(self, path: str) -> list[str]:
@@ -218,7 +219,7 @@ def check(args) -> int:
     from cudalint.discover import discover, without_cuda
     from cudalint.engine import analyze_all
     from cudalint.outcomes import gaps
-    from cudalint.registry import selected
+    from cudalint.registry import all_rules, selected
     from cudalint.reporters import reporter
     from cudalint.reporters.text import summary
 
@@ -268,7 +269,8 @@ def check(args) -> int:
         results = analyze_all(files, settings, jobs, cache=cache, progress=progress.update)
     results = to_code_points(results)
 
-    run = RunInfo(color=False, quiet=args.quiet, files_checked=len(files), root=root)
+    run = RunInfo(color=False, quiet=args.quiet, files_checked=len(files), root=root,
+                  rules=tuple(all_rules().values()))
     findings = _post_filter(results, rules, settings, config, args, run)
     if args.write_baseline:
         from cudalint import baseline
