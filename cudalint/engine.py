@@ -226,6 +226,7 @@ def _reported(results, rules, settings, config, source, suppressions) -> tuple[l
                                          ran, codes, None)
                 fs += kept
                 suppressed += n
+        # the configured severities, here only: CUDA901 findings are born in suppress.apply
         fs = [f.with_(severity=settings.severities[f.rule]) if settings.severities.get(f.rule) else f for f in fs]
         if pfi:
             fs = [f for f in fs if not any(matches(spec, root, f.path) and any(f.rule.startswith(c) for c in cs)
