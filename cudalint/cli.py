@@ -1,4 +1,5 @@
-"""The `cudalint` command: check paths, print a rule's documentation, list the rules."""
+"""The `cudalint` command: check paths (options: cudalint.arguments; the run: cudalint.engine.check)
+and report them on stdout and stderr, print a rule's documentation, list the rules."""
 
 from __future__ import annotations
 
