@@ -9,27 +9,14 @@ cudalint says so on stderr, so the baseline only shrinks.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 from collections import Counter
 from pathlib import Path
 
-from cudalint.findings import Finding
-from cudalint.project import project_path
+from cudalint.findings import Finding, fingerprint, project_path
 
 FORMAT_VERSION = 1
-
-
-def normalise(line_text: str) -> str:
-    return re.sub(r"\s+", " ", line_text).strip()
-
-
-def fingerprint(rule: str, path: str, line_text: str) -> str:
-    """A stable hash of rule + project-relative POSIX path + the normalised source line text."""
-    h = hashlib.sha256(f"{rule}\0{path}\0{normalise(line_text)}".encode("utf-8"))
-    return h.hexdigest()[:32]
 
 
 def keyed(findings: list[Finding], source, root: Path) -> list[tuple[tuple, Finding]]:

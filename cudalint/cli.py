@@ -1,141 +1,22 @@
-"""The `cudalint` command: check paths, print a rule's documentation, list the rules."""
+"""The `cudalint` command: check paths (options: cudalint.arguments; the run: cudalint.engine.check)
+and report them on stdout and stderr, print a rule's documentation, list the rules."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudalint import __version__
-from cudalint.columns import source_lines, to_code_points
+from cudalint.arguments import check_flags, comma_list, parser, settings_from_args
+from cudalint.columns import source_lines
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 EXIT_NOT_CHECKED = 2  # a file could not be fully checked (see cudalint.outcomes)
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 PARSE_ERRORS_SHOWN = 3  # per file on stderr; -v shows all that were kept, -q none
 _SEVERITY_RANK = {"note": 0, "warning": 1, "error": 2}
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="cudalint",
-        description="Static race, barrier, alignment, bank-conflict and leak linter for CUDA sources.",
-        epilog="Other commands: `cudalint rules` lists the rules, `cudalint rule CODE` explains one, "
-               "`cudalint server` is a Language Server for editors (LSP over stdio).")
-    p.add_argument("paths", nargs="*", help="files and directories to check (default: .)")
-    p.add_argument("--version", action="version", version=f"cudalint {__version__}")
-    out = p.add_argument_group("output")
-    out.add_argument("--output-format", default="text", choices=("text", "json", "sarif", "github", "junit"))
-    out.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
-    out.add_argument("-q", "--quiet", action="store_true", help="findings only: no code frames or notes")
-    out.add_argument("-v", "--verbose", action="store_true", help="say what was skipped and why")
-    out.add_argument("--statistics", action="store_true", help="print a count per rule instead of findings")
-    out.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    out.add_argument("--fail-on", choices=("note", "warning", "error"), default="note",
-                     help="lowest severity that makes the exit code 1 (default: note)")
-    out.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    cfg = p.add_argument_group("configuration")
-    cfg.add_argument("--config", metavar="FILE",
-                     help="use this config file (pyproject.toml or cudalint.toml) instead of searching")
-    cfg.add_argument("--isolated", action="store_true", help="ignore all configuration files")
-    cfg.add_argument("--show-settings", action="store_true",
-                     help="print the resolved settings, each with where it came from, and exit")
-    cfg.add_argument("--exclude", action="append", default=[], metavar="GLOBS",
-                     help="skip files matching these gitignore-style globs (comma-separated; adds to config)")
-    cfg.add_argument("--force-exclude", action="store_true",
-                     help="apply exclusions to files named on the command line too (as pre-commit passes them)")
-    cfg.add_argument("--no-suppressions", action="store_true",
-                     help="ignore every suppression comment (for audits)")
-    cfg.add_argument("--baseline", metavar="FILE", help="report only findings not in this baseline")
-    cfg.add_argument("--write-baseline", metavar="FILE", help="write the current findings as a baseline and exit 0")
-    cfg.add_argument("-n", "--no-cache", action="store_true", help="neither read nor write the result cache")
-    cfg.add_argument("--cache-dir", metavar="DIR",
-                     help="result cache directory (default: $CUDALINT_CACHE_DIR or .cudalint_cache)")
-    sel = p.add_argument_group("rules")
-    sel.add_argument("--select", action="append", default=[], metavar="CODES",
-                     help="only these rule codes, prefixes or names (comma-separated)")
-    sel.add_argument("--ignore", action="append", default=[], metavar="CODES", help="skip these rules")
-    sel.add_argument("--block-dim", action="append", default=[], metavar="[KERNEL=]X[,Y[,Z]]",
-                     help="pin blockDim (of one kernel, or of every kernel) where launch sites do not say it")
-    sel.add_argument("--grid-dim", action="append", default=[], metavar="[KERNEL=]X[,Y[,Z]]",
-                     help="pin gridDim (of one kernel, or of every kernel) where launch sites do not say it")
-    sel.add_argument("--min-bank-conflict-degree", type=int, default=None, metavar="N")
-    sel.add_argument("--solver-timeout", type=int, default=None, metavar="MS", help="per z3 query (default 2000)")
-    sel.add_argument("--file-budget", type=float, default=None, metavar="SECONDS",
-                     help="wall time per file: checks stop at it, and its worker is killed soon after "
-                          "(the file is then reported as not fully checked; default 20)")
-    fe = p.add_argument_group("parsing")
-    fe.add_argument("--cuda-mode", choices=("auto", "shim", "toolkit"), default=None,
-                    help="toolkit headers, or cudalint's shim (auto: toolkit when one is found)")
-    fe.add_argument("--cuda-path", default=None, help="CUDA toolkit root")
-    fe.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
-    fe.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]")
-    fe.add_argument("--std", default=None, help="C++ standard (default c++17)")
-    fe.add_argument("-p", dest="build_dir", default=None, metavar="BUILD_DIR",
-                    help="directory holding compile_commands.json")
-    p.add_argument("--confirm", action="store_true",
-                   help="run flagged kernels on a CUDA GPU (CuPy) to confirm findings; executes your code")
-    p.add_argument("--confirm-timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="time limit per confirmation run (default 60)")
-    fe.add_argument("--no-pch", action="store_true",
-                    help="parse without the precompiled prelude of CUDA/C++ headers (kept in ~/.cache/cudalint)")
-    fe.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: cores, at most 8)")
-    return p
-
-
-def _split(values: list[str]) -> tuple[str, ...]:
-    return tuple(v.strip() for item in values for v in item.split(",") if v.strip())
-
-
-def _dims(flag: str, values: list[str]) -> dict:
-    """KERNEL=X[,Y[,Z]] pins one kernel; a bare X[,Y[,Z]] every kernel (key "*")."""
-    dims = {}
-    for v in values:
-        name, eq, rest = v.rpartition("=")
-        name = name.strip() if eq else "*"
-        try:
-            nums = tuple(int(x) for x in rest.split(",") if x.strip())
-        except ValueError:
-            nums = ()
-        if not name or not 1 <= len(nums) <= 3 or any(n <= 0 for n in nums):
-            raise ValueError(f"{flag} {v!r}: expected [KERNEL=]X[,Y[,Z]] with positive integers")
-        dims[name] = (nums + (1, 1))[:3]
-    return dims
-
-
-def settings_from_args(args, config=None):
-    """Settings from defaults, then the config file, then the command line (which wins).
-    --select replaces the config's select; --ignore, -I, -D, --block-dim, --grid-dim add to the
-    config's."""
-    from cudalint.settings import Settings
-    s = Settings()
-    c = config.values if config is not None else {}
-    select = _split(args.select) or tuple(c.get("select", ()))
-    ignore = tuple(c.get("ignore", ())) + _split(args.ignore)
-    block_dims = {**c.get("block-dim", {}), **_dims("--block-dim", args.block_dim)}
-    grid_dims = {**c.get("grid-dim", {}), **_dims("--grid-dim", args.grid_dim)}
-    changes = dict(
-        cuda_mode=args.cuda_mode or c.get("cuda-mode") or s.cuda_mode,
-        cuda_path=args.cuda_path or c.get("cuda-path"),
-        include_dirs=tuple(c.get("include-dirs", ())) + tuple(args.include),
-        defines=tuple(c.get("defines", ())) + tuple(args.define),
-        std=args.std or c.get("std") or s.std,
-        compile_commands_dir=args.build_dir or c.get("compile-commands-dir"),
-        extensions=tuple(c.get("extensions", s.extensions)),
-        select=select, ignore=ignore, block_dims=block_dims, grid_dims=grid_dims,
-        severities=dict(c.get("severity", {})), verbose=args.verbose, pch=not args.no_pch,
-        host_leaks_at_exit=c.get("host-leaks-at-exit", s.host_leaks_at_exit))
-    for attr, flag, key in (("solver_timeout_ms", "solver_timeout", "solver-timeout-ms"),
-                            ("file_budget_s", "file_budget", "file-budget-s"),
-                            ("min_bank_conflict_degree", "min_bank_conflict_degree", "min-bank-conflict-degree")):
-        value = getattr(args, flag)
-        if value is None:
-            value = c.get(key)
-        if value is not None:
-            changes[attr] = value
-    return Settings(**{**s.__dict__, **changes})
 
 
 @dataclass
@@ -152,6 +33,7 @@ class RunInfo:
     baselined: int = 0  # findings matched by the baseline
     stale_baseline: int = 0  # baseline entries that matched nothing
     root: Path = field(default_factory=Path.cwd)  # the project root (cudalint.project)
+    rules: tuple = ()  # every registered rule (cudalint.registry), for the formats that list them
     _sources: dict = field(default_factory=dict)
 
     def source(self, path: str) -> list[str]:
@@ -172,25 +54,6 @@ def _use_color(stream, to_file: bool) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-_CHECKED_FLAGS = (("--file-budget", "file_budget", "file-budget-s"), ("--solver-timeout", "solver_timeout", "solver-timeout-ms"),
-                  ("--min-bank-conflict-degree", "min_bank_conflict_degree", "min-bank-conflict-degree"),
-                  ("--cuda-path", "cuda_path", "cuda-path"), ("--jobs", "jobs", "jobs"))
-
-
-def _check_flags(args) -> None:
-    """The command line is held to the same limits as the config file (cudalint.config)."""
-    from cudalint.config import check_value
-    for flag, attr, key in _CHECKED_FLAGS:
-        value = getattr(args, attr)
-        if value is None:
-            continue
-        try:
-            check_value(key, value, Path.cwd())
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{flag} {value:g}: {exc}" if isinstance(value, (int, float))
-                             else f"{flag} {value}: {exc}") from None
-
-
 def _error(msg: str) -> int:
     print(f"cudalint: error: {msg}", file=sys.stderr)
     return EXIT_USAGE
@@ -205,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["server"]:
         from cudalint.server import main as serve
         return serve(argv[1:])
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     try:
         return check(args)
     except KeyboardInterrupt:  # workers are already killed (cudalint.workers); results so far are cached
@@ -214,19 +77,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def check(args) -> int:
+    from cudalint import engine
     from cudalint.config import resolve_config
-    from cudalint.discover import discover, without_cuda
-    from cudalint.engine import analyze_all
+    from cudalint.discover import discover, drop_excluded, without_cuda
     from cudalint.outcomes import gaps
-    from cudalint.registry import selected
+    from cudalint.project import find_root
+    from cudalint.registry import all_rules, selected
     from cudalint.reporters import reporter
     from cudalint.reporters.text import summary
 
-    from cudalint.project import find_root
     paths = args.paths or ["."]
     try:
         config = resolve_config(paths, args.config, args.isolated)
-        _check_flags(args)
+        check_flags(args)
         settings = settings_from_args(args, config)
         rules = selected(settings.select, settings.ignore)  # validates codes before any work
         from cudalint.frontend.flags import resolve_mode
@@ -251,7 +114,7 @@ def check(args) -> int:
         print(f"cudalint: project root: {root}", file=sys.stderr)
         print(f"cudalint: {_mode_line(settings)}", file=sys.stderr)
     files, problems = discover(paths, settings.extensions)
-    files = _exclude(files, paths, config, _split(args.exclude), args.force_exclude)
+    files = drop_excluded(files, paths, config, comma_list(args.exclude), args.force_exclude)
     files, no_cuda = without_cuda(files, paths, settings.extensions)
     if args.verbose:
         for f in no_cuda:
@@ -264,12 +127,14 @@ def check(args) -> int:
     if not args.no_cache:
         from cudalint.cache import Cache
         cache = Cache(args.cache_dir)
+    run = RunInfo(color=False, quiet=args.quiet, files_checked=len(files), root=root,
+                  rules=tuple(all_rules().values()))
     with _Progress(len(files), enabled=not args.no_progress) as progress:
-        results = analyze_all(files, settings, jobs, cache=cache, progress=progress.update)
-    results = to_code_points(results)
-
-    run = RunInfo(color=False, quiet=args.quiet, files_checked=len(files), root=root)
-    findings = _post_filter(results, rules, settings, config, args, run)
+        checked = engine.check(files, settings, rules, config, run.source, root, jobs, cache=cache,
+                               progress=progress.update, suppressions=not args.no_suppressions,
+                               baseline=None if args.write_baseline else baseline_entries)
+    results, findings = checked.results, checked.findings
+    run.suppressed, run.baselined, run.stale_baseline = checked.suppressed, checked.baselined, len(checked.stale)
     if args.write_baseline:
         from cudalint import baseline
         try:
@@ -279,17 +144,14 @@ def check(args) -> int:
         print(f"cudalint: wrote {n} finding{'s' if n != 1 else ''} to baseline {args.write_baseline}",
               file=sys.stderr)
         return EXIT_USAGE if missing else EXIT_OK
-    if baseline_entries is not None:
-        from cudalint import baseline
-        findings, run.baselined, stale = baseline.apply(baseline_entries, findings, run.source, run.root, files)
-        run.stale_baseline = len(stale)
-        if stale:
-            print(f"cudalint: {len(stale)} baseline entr{'ies' if len(stale) != 1 else 'y'} in {args.baseline} "
-                  "no longer match any finding (fixed or changed); shrink the baseline with --write-baseline",
-                  file=sys.stderr)
-            if args.verbose:
-                for e in stale:
-                    print(f"  stale: {e['path']}: {e['rule']} (was line {e.get('line', '?')})", file=sys.stderr)
+    stale = checked.stale
+    if stale:
+        print(f"cudalint: {len(stale)} baseline entr{'ies' if len(stale) != 1 else 'y'} in {args.baseline} "
+              "no longer match any finding (fixed or changed); shrink the baseline with --write-baseline",
+              file=sys.stderr)
+        if args.verbose:
+            for e in stale:
+                print(f"  stale: {e['path']}: {e['rule']} (was line {e.get('line', '?')})", file=sys.stderr)
 
     if args.confirm and findings:
         from cudalint.gpu.runner import confirm
@@ -381,75 +243,6 @@ def _extra_summary(run) -> str:
     if parts:
         lines.append("Not shown: " + ", ".join(parts) + ".")
     return "".join(line + "\n" for line in lines)
-
-
-def _exclude(files, paths, config, extra, force) -> list[str]:
-    """Drop files matching the config's `exclude` (relative to its directory) or --exclude (relative
-    to the current directory). Files named on the command line stay unless --force-exclude."""
-    import pathspec
-    specs = []
-    if config.get("exclude"):
-        specs.append((str(config.root), pathspec.GitIgnoreSpec.from_lines(config.get("exclude"))))
-    if extra:
-        specs.append((os.getcwd(), pathspec.GitIgnoreSpec.from_lines(extra)))
-    if not specs:
-        return files
-    explicit = {os.path.realpath(p) for p in paths if os.path.isfile(p)}
-    out = []
-    for f in files:
-        real = os.path.realpath(f)
-        if real in explicit and not force:
-            out.append(f)
-            continue
-        if any(_match(spec, root, f) for root, spec in specs):
-            continue
-        out.append(f)
-    return out
-
-
-def _match(spec, root: str, path: str) -> bool:
-    rel = os.path.relpath(os.path.abspath(path), root)
-    if rel.startswith(".."):
-        return spec.match_file(os.path.basename(path))
-    return spec.match_file(rel.replace(os.sep, "/"))
-
-
-def _post_filter(results, rules, settings, config, args, run) -> list:
-    """Per-file ignores from config, then suppression comments (with CUDA901 for unused ones)."""
-    from cudalint import suppress
-    from cudalint.registry import all_rules
-    pfi = [(root_spec, set(codes)) for root_spec, codes in _per_file_specs(config)]
-    ran = {r.code for r in rules}
-    unused_rule = all_rules().get(suppress.UNUSED_CODE) if suppress.UNUSED_CODE in ran else None
-    codes = {c: r.name for c, r in all_rules().items()}
-    findings, seen = [], set()
-    for r in results:
-        fs = list(r.findings)
-        if not args.no_suppressions:
-            own = [f for f in fs if f.path == r.path]
-            fs, n = suppress.apply(r.path, run.source(r.path), own, ran, codes, unused_rule)
-            run.suppressed += n
-            for path in sorted({f.path for f in r.findings} - {r.path}):  # in headers the file includes
-                kept, n = suppress.apply(path, run.source(path), [f for f in r.findings if f.path == path],
-                                         ran, codes, None)
-                fs += kept
-                run.suppressed += n
-            sev = settings.severities.get(suppress.UNUSED_CODE)
-            if sev:
-                fs = [f.with_(severity=sev) if f.rule == suppress.UNUSED_CODE else f for f in fs]
-        if pfi:
-            fs = [f for f in fs if not any(_match(spec, root, f.path) and any(f.rule.startswith(c) for c in cs)
-                                           for (root, spec), cs in pfi)]
-        # a header's finding once, however many files of the run include it
-        findings += [f for f in fs if f.sort_key() not in seen and not seen.add(f.sort_key())]
-    return findings
-
-
-def _per_file_specs(config):
-    import pathspec
-    for glob, codes in config.get("per-file-ignores", ()):
-        from cudalint.registry import resolve
-        yield (str(config.root), pathspec.GitIgnoreSpec.from_lines([glob])), tuple(resolve(codes))
 
 
 class _Progress:

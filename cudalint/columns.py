@@ -1,8 +1,8 @@
 """Lines and columns as every output format gives them.
 
 libclang counts a column in bytes of UTF-8; SARIF (columnKind `unicodeCodePoints`), editors and
-GitHub count characters. The engine's findings, related locations and diagnostics keep libclang's
-byte columns (so the cache and the worker processes never depend on this), and the command line
+GitHub count characters. Each file's findings, related locations and diagnostics keep libclang's
+byte columns (so the cache and the worker processes never depend on this); `engine.check`
 converts them once, here, before suppressions, baselines and reporters see them. A line is what
 the compiler calls a line: text between `\\n` (a `\\r\\n` or a lone `\\r` also ends one), not what
 `str.splitlines` splits on (form feeds, U+2028 and friends are no line breaks to clang).

@@ -98,3 +98,34 @@ def without_cuda(files: list[str], paths: list[str], extensions: tuple[str, ...]
             continue
         (keep if _CUDA_MARK.search(data) else skipped).append(f)
     return keep, skipped
+
+
+def drop_excluded(files, paths, config, extra, force) -> list[str]:
+    """Drop files matching the config's `exclude` (relative to its directory) or --exclude (relative
+    to the current directory). Files named on the command line stay unless --force-exclude."""
+    specs = []
+    if config.get("exclude"):
+        specs.append((str(config.root), pathspec.GitIgnoreSpec.from_lines(config.get("exclude"))))
+    if extra:
+        specs.append((os.getcwd(), pathspec.GitIgnoreSpec.from_lines(extra)))
+    if not specs:
+        return files
+    explicit = {os.path.realpath(p) for p in paths if os.path.isfile(p)}
+    out = []
+    for f in files:
+        real = os.path.realpath(f)
+        if real in explicit and not force:
+            out.append(f)
+            continue
+        if any(matches(spec, root, f) for root, spec in specs):
+            continue
+        out.append(f)
+    return out
+
+
+def matches(spec, root: str, path: str) -> bool:
+    """Whether `spec` (globs relative to `root`) matches `path`; a path outside `root` by its name."""
+    rel = os.path.relpath(os.path.abspath(path), root)
+    if rel.startswith(".."):
+        return spec.match_file(os.path.basename(path))
+    return spec.match_file(rel.replace(os.sep, "/"))

@@ -1,4 +1,5 @@
-"""One file through the pipeline (parse, model, rules), and many files through a process pool."""
+"""One file through the pipeline (parse, model, rules), many files through a process pool, and
+what a run reports of them (suppressions, per-file ignores, severities, the baseline)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
+from cudalint.columns import to_code_points
 from cudalint.findings import Finding
 from cudalint.launch_index import facts_of, guessed_kernels, second_pass
 from cudalint.model import Diagnostic, FileModel
@@ -71,9 +73,7 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
     findings, diags = [], list(model.diagnostics)
     for rule in selected(settings.select, settings.ignore):
         try:
-            for f in rule.check(ctx):
-                sev = settings.severities.get(f.rule)
-                findings.append(f.with_(severity=sev) if sev else f)
+            findings.extend(rule.check(ctx))
         except Exception as exc:  # the other rules still run; the file is not reported clean
             diags.append(_failure(path, f"in rule {rule.code}", exc))
             if settings.verbose:
@@ -177,3 +177,67 @@ def _preload(settings: Settings) -> None:
     import z3  # noqa: F401
     import cudalint.frontend.tu  # noqa: F401
     selected(settings.select, settings.ignore)
+
+
+@dataclass
+class Checked:
+    """A run's outcome: each file's result, and the findings left to report."""
+    results: list[FileResult]
+    findings: list[Finding]
+    suppressed: int = 0  # findings hidden by suppression comments
+    baselined: int = 0  # findings matched by the baseline
+    stale: list = field(default_factory=list)  # baseline entries that matched nothing
+
+
+def check(paths: list[str], settings: Settings, rules, config, source, root, jobs: int = 0, cache=None,
+          progress=None, suppressions: bool = True, baseline: list | None = None) -> Checked:
+    """`analyze_all`, then what the run reports: columns in code points (cudalint.columns),
+    suppression comments (with CUDA901 for unused ones, unless `suppressions` is off), the
+    severities configured, the config's per-file ignores, a header's finding once however many
+    files include it, and only findings not in `baseline` (its entries, when given). `rules`: the
+    rules that ran; `source(path)`: a file's lines; `root`: the project root baselines key on."""
+    results = to_code_points(analyze_all(paths, settings, jobs, cache=cache, progress=progress))
+    checked = Checked(results, *_reported(results, rules, settings, config, source, suppressions))
+    if baseline is not None:
+        from cudalint import baseline as baselines
+        checked.findings, checked.baselined, checked.stale = baselines.apply(
+            baseline, checked.findings, source, root, paths)
+    return checked
+
+
+def _reported(results, rules, settings, config, source, suppressions) -> tuple[list[Finding], int]:
+    """(findings to report before the baseline, number hidden by suppression comments)."""
+    from cudalint import suppress
+    from cudalint.discover import matches
+    from cudalint.registry import all_rules
+    pfi = [(root_spec, set(codes)) for root_spec, codes in _per_file_specs(config)]
+    ran = {r.code for r in rules}
+    unused_rule = all_rules().get(suppress.UNUSED_CODE) if suppress.UNUSED_CODE in ran else None
+    codes = {c: r.name for c, r in all_rules().items()}
+    findings, seen, suppressed = [], set(), 0
+    for r in results:
+        fs = list(r.findings)
+        if suppressions:
+            own = [f for f in fs if f.path == r.path]
+            fs, n = suppress.apply(r.path, source(r.path), own, ran, codes, unused_rule)
+            suppressed += n
+            for path in sorted({f.path for f in r.findings} - {r.path}):  # in headers the file includes
+                kept, n = suppress.apply(path, source(path), [f for f in r.findings if f.path == path],
+                                         ran, codes, None)
+                fs += kept
+                suppressed += n
+        # the configured severities, here only: CUDA901 findings are born in suppress.apply
+        fs = [f.with_(severity=settings.severities[f.rule]) if settings.severities.get(f.rule) else f for f in fs]
+        if pfi:
+            fs = [f for f in fs if not any(matches(spec, root, f.path) and any(f.rule.startswith(c) for c in cs)
+                                           for (root, spec), cs in pfi)]
+        # a header's finding once, however many files of the run include it
+        findings += [f for f in fs if f.sort_key() not in seen and not seen.add(f.sort_key())]
+    return findings, suppressed
+
+
+def _per_file_specs(config):
+    import pathspec
+    for glob, codes in config.get("per-file-ignores", ()):
+        from cudalint.registry import resolve
+        yield (str(config.root), pathspec.GitIgnoreSpec.from_lines([glob])), tuple(resolve(codes))

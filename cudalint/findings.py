@@ -1,10 +1,24 @@
-"""What rules produce: plain frozen records, independent of how they are reported."""
+"""What rules produce: plain frozen records, independent of how they are reported; and how the
+reports name them for other machines.
+
+SARIF, GitHub annotations, JUnit and baselines name files relative to the project root
+(cudalint.project finds it), not to wherever cudalint ran; text and JSON output keep paths as
+given on the command line. A finding's fingerprint (baselines, SARIF `partialFingerprints`) is
+its rule, that project-relative path and the normalised text of the flagged line, so it survives
+code moving up or down the file.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path, PurePosixPath
 
 SEVERITIES = ("note", "warning", "error")
+REPOSITORY_URL = "https://github.com/cudalint/cudalint"  # where the rules' documentation lives
+DOCS_BRANCH = "main"
 
 
 @dataclass(frozen=True)
@@ -51,3 +65,32 @@ class Finding:
 
     def sort_key(self):
         return (self.path, self.line, self.column, self.rule, self.message)
+
+
+def relative(path: str, root: Path) -> str | None:
+    """The POSIX path of `path` relative to `root`, or None when it lies outside."""
+    full = Path(os.path.abspath(path))
+    try:
+        rel = full.relative_to(root)
+    except ValueError:
+        try:  # the root itself may be reached through a symlink
+            rel = Path(os.path.realpath(full)).relative_to(root)
+        except ValueError:
+            return None
+    return PurePosixPath(*rel.parts).as_posix() if rel.parts else "."
+
+
+def project_path(path: str, root: Path) -> str:
+    """Relative to the root when inside it, else absolute (POSIX-style either way)."""
+    rel = relative(path, root)
+    return rel if rel is not None else Path(os.path.abspath(path)).as_posix()
+
+
+def _normalise(line_text: str) -> str:
+    return re.sub(r"\s+", " ", line_text).strip()
+
+
+def fingerprint(rule: str, path: str, line_text: str) -> str:
+    """A stable hash of rule + project-relative POSIX path + the normalised source line text."""
+    h = hashlib.sha256(f"{rule}\0{path}\0{_normalise(line_text)}".encode("utf-8"))
+    return h.hexdigest()[:32]

@@ -241,7 +241,7 @@ class Launch:
 class HostFunction:
     name: str
     loc: Loc
-    body: object  # cudalint.host_model statement tree (see cudalint/frontend/host.py)
+    body: object  # a cudalint.host_model.Block, built by cudalint.frontend.host (None: no body)
     params: tuple = ()  # (name, by reference) per parameter, for the function's summary
 
 

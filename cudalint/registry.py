@@ -7,7 +7,7 @@ import pkgutil
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from cudalint.findings import Finding
+from cudalint.findings import DOCS_BRANCH, REPOSITORY_URL, Finding
 
 CATEGORIES = ("data-race", "barrier-divergence", "misaligned-access", "bank-conflict", "memory-leak",
               "double-free", "mismatched-free", "unsynchronized-host-access", "suppression",
@@ -33,6 +33,12 @@ class Rule:
                        column=loc.column, end_line=loc.end_line, end_column=loc.end_column,
                        message=message, kernel=kernel, related=tuple(related),
                        properties=tuple(properties))
+
+    @property
+    def doc_url(self) -> str:
+        """Where the rule's documentation lives: the docstring of its module, in the repository."""
+        module = self.check.__module__.rpartition(".")[2]
+        return f"{REPOSITORY_URL}/blob/{DOCS_BRANCH}/rules/{module}.py"
 
 
 _RULES: dict[str, Rule] | None = None

@@ -176,7 +176,6 @@ class Server:
         return {"line": max(line, 1) - 1, "character": char}
 
     def diagnostic(self, f: dict) -> dict:
-        from cudalint.project import rule_doc_url
         from cudalint.registry import all_rules
         path = self._abs(f["path"])
         start = self.position(path, f["line"], f["column"])
@@ -185,7 +184,7 @@ class Server:
                 "code": f["rule"], "source": "cudalint", "message": f["message"]}
         rule = all_rules().get(f["rule"])
         if rule is not None:
-            diag["codeDescription"] = {"href": rule_doc_url(rule)}
+            diag["codeDescription"] = {"href": rule.doc_url}
         if f.get("related"):
             diag["relatedInformation"] = [{
                 "location": {"uri": path_to_uri(self._abs(r["path"])),

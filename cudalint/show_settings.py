@@ -60,8 +60,8 @@ def _value(key, config, settings, args, jobs):
     if key == "per-file-ignores":
         return {glob: list(codes) for glob, codes in config.get(key, ())}
     if key == "exclude":
-        from cudalint.cli import _split
-        return list(config.get(key, ())) + list(_split(args.exclude))
+        from cudalint.arguments import comma_list
+        return list(config.get(key, ())) + list(comma_list(args.exclude))
     if key == "jobs":
         return jobs
     value = getattr(settings, attr)

@@ -54,7 +54,8 @@ flagged allocation when the context is torn down (`cudaDeviceReset`).
 
 from __future__ import annotations
 
-from cudalint.analysis.hostflow import KIND_NAMES, analyze_file
+from cudalint.analysis.hostflow import analyze_file
+from cudalint.analysis.hostkinds import KIND_NAMES
 from cudalint.findings import Related
 from cudalint.registry import make_rule
 

@@ -36,7 +36,8 @@ Execute the release: the CUDA call returns `cudaErrorInvalidValue` (printed by t
 
 from __future__ import annotations
 
-from cudalint.analysis.hostflow import KIND_NAMES, RIGHT_RELEASE, analyze_file
+from cudalint.analysis.hostflow import analyze_file
+from cudalint.analysis.hostkinds import KIND_NAMES, RIGHT_RELEASE
 from cudalint.findings import Related
 from cudalint.registry import make_rule
 

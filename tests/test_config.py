@@ -125,8 +125,8 @@ CUDA101 = "warning"
     assert v["per-file-ignores"] == (("tests/**", ("CUDA1",)),)
     assert v["file-budget-s"] == 5.0
     from types import SimpleNamespace
-    from cudalint.cli import _parser, settings_from_args
-    s = settings_from_args(_parser().parse_args(["-I", "more", "--block-dim", "tile=8,8"]), cfg)
+    from cudalint.arguments import parser, settings_from_args
+    s = settings_from_args(parser().parse_args(["-I", "more", "--block-dim", "tile=8,8"]), cfg)
     assert s.include_dirs == (str(work / "inc"), "more")
     assert s.block_dims == {"reduce": (256, 1, 1), "tile": (8, 8, 1)}
     assert (s.cuda_mode, s.std, s.solver_timeout_ms, s.min_bank_conflict_degree) == ("shim", "c++20", 500, 4)

@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
+from cudalint import host_model as H
 from cudalint.analysis import hostflow
-from cudalint.frontend import host as H
 from cudalint.frontend.parse import parse
 from cudalint.frontend.tu import build_model
 from cudalint.settings import Settings
@@ -47,10 +47,10 @@ def test_tree_has_structure_and_spelling_locations(tmp_path):
     fn = next(f for f in model.host_functions if f.name == "f")
     stmts = fn.body.stmts
     assert isinstance(stmts[0], H.Assign) and stmts[0].target.name == "d"
-    assert isinstance(stmts[1], H.Loop) and stmts[1].once  # do { } while (0)
+    assert isinstance(stmts[1], H.HostLoop) and stmts[1].once  # do { } while (0)
     call = stmts[1].body.stmts[0]
     assert isinstance(call, H.Call) and call.name == "cudaMalloc"
-    assert call.args[0] == H.Arg("addr", "d", "local", "&d", root="d")
+    assert call.args[0] == H.HostArg("addr", "d", "local", "&d", root="d")
     assert call.loc.column == 13  # inside the macro argument, not at the macro name
     assert isinstance(stmts[-1], H.Return) and stmts[-1].implicit
 

@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from cudalint.project import REPOSITORY_URL
+from cudalint.findings import REPOSITORY_URL
 from workflow_helpers import REPO
 
 if sys.version_info >= (3, 11):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cudalint.baseline import fingerprint
+from cudalint.findings import fingerprint
 from cudalint.registry import all_rules
 from workflow_helpers import BUGGY, KERNEL_LINE, MSG, SARIF_SCHEMA, kernel, run, work  # noqa: F401
 
@@ -71,7 +71,7 @@ def test_help_uri_per_rule_names_the_rule_module(work, capsys, validator):
     """helpUri: an absolute https URL (a malformed one rejects the whole upload) to the rule's
     module in the repository, whose docstring is the rule's documentation."""
     from urllib.parse import urlparse
-    from cudalint.project import REPOSITORY_URL
+    from cudalint.findings import REPOSITORY_URL
     from workflow_helpers import REPO
     (work / "ok.cu").write_text(BUGGY)
     _, log = sarif(capsys, "ok.cu")

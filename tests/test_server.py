@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from cudalint.project import REPOSITORY_URL
+from cudalint.findings import REPOSITORY_URL
 from cudalint.registry import all_rules
 from workflow_helpers import BUGGY, FIXED, KERNEL_LINE, MSG, work  # noqa: F401
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from cudalint.analysis.hostkinds import CUDA_KINDS, RELEASE
 from cudalint.analysis.summaries import events
-from cudalint.frontend import host as H
+from cudalint import host_model as H
 from cudalint.model import Loc
 
 _CUDA_RELEASES = {name for name, kinds in RELEASE.items() if kinds & CUDA_KINDS}

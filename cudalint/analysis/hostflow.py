@@ -1,12 +1,14 @@
 """Path-sensitive lifetime analysis of host functions (CUDA401–CUDA404).
 
-The statement tree of `cudalint.frontend.host` is lowered to a small control-flow graph
+The statement tree of `cudalint.host_model` is lowered to a small control-flow graph
 (`hostgraph`); the graph is then explored path by path with a state per path: which variable
 holds which allocation, each allocation's status, which `cudaError_t` variable holds which call's
 result, which host buffers an async copy or kernel may still be writing, and the values of
 side-effect-free conditions already decided on this path. Equal states at a node are merged, so
 loops run as many times as it takes for their state to repeat (0, 1, 2, …) and the exploration
-is finite; a step budget bounds it anyway.
+is finite; a step budget bounds it anyway. What a path's state holds, and what binding,
+handing on and releasing an allocation do to it, is `hoststate`; this module walks the graph and
+says what each event means.
 
 Statuses: live (the function must release it), freed, escaped (handed on: returned, stored in a
 member/global/container, given to a function cudalint cannot see), out (allocated straight into
@@ -25,60 +27,25 @@ from __future__ import annotations
 
 import re
 
+from cudalint import host_model as H
 from cudalint.analysis import summaries as S
 from cudalint.analysis.hostgraph import Decision, build_graph, switch_fact
-from cudalint.analysis.hostkinds import (ALLOC_OUT, ALLOC_RET, ASYNC_D2H, CUDA_KINDS, HARMLESS, KIND_NAMES,  # noqa: F401
-                                         MEMORY_CALLS, RELEASE, RIGHT_RELEASE, SYNC_ALL, DoubleFree, FlowResult,
-                                         Leak, Mismatch, Unsync, is_api)
-from cudalint.frontend import host as H
-from cudalint.model import Loc
+from cudalint.analysis.hostkinds import (ALLOC_OUT, ALLOC_RET, ASYNC_D2H, HARMLESS, MEMORY_CALLS, RELEASE, SYNC_ALL,
+                                         FlowResult, Unsync, is_api)
+from cudalint.analysis.hoststate import Ownership, PathState
+from cudalint.host_model import stream_text
 
 MAX_STEPS = 40000
 
 
-class _State:
-    __slots__ = ("binds", "allocs", "results", "pending", "facts", "trail", "born", "_key")
-
-    def __init__(self):
-        self.binds = {}  # var -> alloc site
-        self.allocs = {}  # site -> (status, kind, name, alloc call, loc, release name, release loc)
-        self.results = {}  # var -> call id whose cudaError_t it holds
-        self.pending = {}  # (var, source id) -> (stream, events, source name, loc)
-        self.facts = {}  # cond text -> bool (switches: -> ("is", label) | ("not", labels))
-        self.trail = ()  # decisions taken, as text
-        self.born = {}  # site -> len(trail) when allocated; also what freed a site, which calls failed
-        self._key = None  # set once the state is on the walk's stack (never changed after that)
-
-    def copy(self):
-        s = _State()
-        s.binds, s.allocs, s.results = dict(self.binds), dict(self.allocs), dict(self.results)
-        s.pending, s.facts, s.trail, s.born = dict(self.pending), dict(self.facts), self.trail, dict(self.born)
-        return s
-
-    def key(self):
-        if self._key is None:
-            self._key = (frozenset(self.binds.items()), frozenset((k, v[0]) for k, v in self.allocs.items()),
-                         frozenset(self.results.items()), frozenset(self.pending.items()),
-                         frozenset(self.facts.items()))
-        return self._key
-
-
-def stream_text(t: str | None) -> str:
-    t = (t or "").strip()
-    return "0" if t in ("", "0", "nullptr", "NULL", "cudaStreamLegacy", "(cudaStream_t)0") else t
-
-
-class _Flow:
+class _Flow(Ownership):
     def __init__(self, fn, launch_writes, summary_of=None, leaks_in_main=True):
-        self.fn = fn
+        super().__init__(fn)
         self.launch_writes = launch_writes or (lambda call, i: True)
         self.summary_of = summary_of or (lambda call: None)
         self.leaks_in_main = leaks_in_main
-        self.out = FlowResult([], [], [], [], outcomes=[])
-        self.seen = set()
         self.calls = {}
         self.returned = {}  # call id -> (kind, alloc text) of a helper that returns an allocation
-        self.params = {name: i for i, (name, _) in enumerate(getattr(fn, "params", ()))}
 
     def run(self, g, entry):
         for e in g.ev:
@@ -112,27 +79,16 @@ class _Flow:
                 stack.append((target, nst))
         return self.out
 
-    def initial(self) -> _State:
+    def initial(self) -> PathState:
         """Each parameter holds something the caller owns: tracked so the summary can say
         whether this function frees it, keeps it, or hands it on."""
-        st = _State()
+        st = PathState()
         for name in self.params:
             self.param_site(st, name)
         return st
 
-    def param_site(self, st: _State, name: str):
-        site = ("param", name)
-        st.allocs[site] = ("param", "param", name, "parameter", self.fn.loc, None, None)
-        st.binds[name] = site
-        return site
-
-    def lazy_param_site(self, st: _State, name: str):
-        """A field or pointee of a parameter, tracked from its first mention."""
-        root = S.slot_parts(name)[0]
-        return self.param_site(st, name) if name != root and root in self.params else None
-
     # -- branches ----------------------------------------------------------
-    def decide(self, dec: Decision, st: _State):
+    def decide(self, dec: Decision, st: PathState):
         if dec.fact is not None:
             text, val = dec.fact
             if st.facts.get(text, val) != val:
@@ -176,23 +132,14 @@ class _Flow:
             self.drop(s, site)
         return s
 
-    def drop(self, s: _State, site):
-        rec = s.allocs.get(site)
-        if rec is not None and rec[0] == "param":  # a null parameter: releasing it is a no-op
-            s.allocs[site] = ("null",) + rec[1:]
-            return
-        s.allocs.pop(site, None)
-        for v in [v for v, x in s.binds.items() if x == site]:
-            del s.binds[v]
-
     # -- events ------------------------------------------------------------
-    def event(self, ev, st: _State) -> bool:
+    def event(self, ev, st: PathState) -> bool:
         """Apply ev to st; False when the path ends here."""
         if isinstance(ev, H.Call):
             return self.call(ev, st)
         if isinstance(ev, H.Assign):
             self.assign(ev, st)
-        elif isinstance(ev, H.Access):
+        elif isinstance(ev, H.HostAccess):
             for (var, src), (stream, _, name, loc) in st.pending.items():
                 if var == ev.var and (ev.loc, src) not in self.seen:
                     self.seen.add((ev.loc, src))
@@ -212,7 +159,7 @@ class _Flow:
             return False
         return True
 
-    def call(self, c: H.Call, st: _State) -> bool:
+    def call(self, c: H.Call, st: PathState) -> bool:
         if c.noreturn:
             return False
         if ("failed", c.text, c.loc) in st.born:  # a check macro evaluating the failed call again
@@ -254,7 +201,7 @@ class _Flow:
         st.pending.clear()  # a function we cannot see may synchronize
         return True
 
-    def apply(self, summary: S.Summary, c: H.Call, st: _State):
+    def apply(self, summary: S.Summary, c: H.Call, st: PathState):
         """A call to a function of this file: what its summary says it does to each argument."""
         for k, e in enumerate(summary.effects):
             arg = c.args[e.param] if e.param < len(c.args) else None
@@ -264,7 +211,7 @@ class _Flow:
                 for n in _names(arg):
                     self.escape(n, st)
             elif e.action == "free":
-                self.release(H.Arg("var", target, root=target.split(".")[0]), e.call, c.loc, (c.id, k), st, shown)
+                self.release(H.HostArg("var", target, root=target.split(".")[0]), e.call, c.loc, (c.id, k), st, shown)
             else:
                 local = arg.scope == "local"
                 self.allocate(st, target, ("sum", c.id, k), e.kind, shown, c.loc, local, report=False)
@@ -279,16 +226,7 @@ class _Flow:
             self.returned[c.id] = (summary.returns[0], f"{summary.returns[1]}` in `{summary.name}")
         st.pending.clear()
 
-    def owned_here(self, target: str, a0: H.Arg) -> bool:
-        """Whether an allocation into `target` is this function's to release."""
-        return a0.kind == "addr" and a0.scope == "local" and target.split(".")[0] not in self.params
-
-    def allocate(self, st, target, site, kind, alloc, loc, owned, report=True):
-        self.bind(st, target, site, loc, f"`{alloc}`" if report else None)
-        st.allocs[site] = ("live" if owned else "out", kind, target, alloc, loc, None, None)
-        st.born[site] = len(st.trail)
-
-    def api(self, c: H.Call, st: _State):
+    def api(self, c: H.Call, st: PathState):
         name, args = c.name, c.args
         for a in args:
             if a.kind == "addr" and a.scope == "local":  # cudaMemcpyToSymbol(sym, &d, ...) copies the pointer
@@ -316,7 +254,7 @@ class _Flow:
                 st.pending[(dst, c.id)] = (s, frozenset(), f"`{name}`", c.loc)
                 st.born[("pend", dst, c.id)] = len(st.trail)
 
-    def assign(self, a: H.Assign, st: _State):
+    def assign(self, a: H.Assign, st: PathState):
         v, t = a.value, a.target
         site, kind, alloc = None, None, None
         if v.kind == "var":
@@ -348,94 +286,7 @@ class _Flow:
         for text in [x for x in st.facts if _mentions(x, t.name)]:
             del st.facts[text]
 
-    def bind(self, st: _State, name: str, site, loc=None, by=None, decl=False):
-        """`name` now holds `site`; a live allocation it held and nothing else holds is lost:
-        a leak at this line (`by` says what overwrote it; None: stay quiet). Reported only when
-        no branch was decided since that allocation: whether a branch that frees it can be
-        skipped usually hangs on values (a loop counter) the walk does not follow."""
-        old = st.binds.pop(name, None)
-        for k in [k for k in st.binds if k.startswith(name + ".")]:
-            del st.binds[k]
-        if old is not None and old not in st.binds.values():
-            rec = st.allocs.get(old)
-            if rec is not None and rec[0] == "live":
-                st.allocs[old] = ("escaped",) + rec[1:]
-                if by is not None and rec[1] in CUDA_KINDS and len(st.trail) == st.born.get(old, 0):
-                    self.overwritten(st, old, rec, loc, by, decl)
-        if site is not None:
-            st.binds[name] = site
-
-    def overwritten(self, st, site, rec, loc, by, decl):
-        key = (loc, site, "lost")
-        if key in self.seen:
-            return
-        self.seen.add(key)
-        _, kind, name, alloc, aloc, _, _ = rec
-        how = (f"the next iteration declares `{name}` again at line {loc.line}" if decl
-               else f"{by} at line {loc.line} overwrites `{name}`")
-        path = st.trail[st.born.get(site, 0):]
-        self.out.leaks.append(Leak(name, kind, alloc, aloc, loc, False, path, overwritten_by=how))
-
-    def escape(self, name: str | None, st: _State, may_reassign=False):
-        """`name` (and what it contains) is handed on. may_reassign: the receiver can also store
-        a new pointer there, so what this path knew was freed is forgotten."""
-        if not name:
-            return
-        for v, site in list(st.binds.items()):
-            if v == name or v.startswith(name + "."):
-                rec = st.allocs.get(site)
-                if rec is None:
-                    continue
-                if rec[0] in ("live", "param", "null"):
-                    st.allocs[site] = ("escaped",) + rec[1:]
-                elif rec[0] == "freed" and may_reassign:
-                    del st.binds[v]
-
-    def release(self, arg: H.Arg, rel: str, loc: Loc, rid, st: _State, shown=None):
-        shown = shown or rel
-        site = None
-        for n in _names(arg):
-            site = st.binds.get(n)
-            if site is None and "." in n:
-                parent = st.binds.get(n.rsplit(".", 1)[0])
-                site = None if _is_param_site(parent) else parent
-            site = site or self.lazy_param_site(st, n)
-            if site is not None:
-                break
-        if site is None or site not in st.allocs:
-            return
-        status, kind, name, alloc, aloc, first, first_loc = st.allocs[site]
-        if status == "freed":
-            if (rid, site, "df") not in self.seen:
-                self.seen.add((rid, site, "df"))
-                path = st.trail[st.born.get(("freed", site), len(st.trail)):]
-                self.out.double_frees.append(DoubleFree(name, alloc, aloc, first, first_loc, shown, loc, path))
-            return
-        if kind != "param" and kind not in RELEASE[rel] and (rid, site, "mm") not in self.seen:
-            self.seen.add((rid, site, "mm"))
-            self.out.mismatches.append(Mismatch(name, kind, alloc, aloc, shown, loc))
-        st.born[("freed by", site)] = rid
-        st.allocs[site] = ("freed", kind, name, alloc, aloc, shown, loc)
-        st.born[("freed", site)] = len(st.trail)
-
-    def leaks(self, ret: H.Return, st: _State):
-        in_main = self.fn.name == "main"
-        for site, (status, kind, name, alloc, aloc, _, _) in st.allocs.items():
-            if status != "live" or kind not in CUDA_KINDS:
-                continue
-            key = (ret.loc, site, "leak")
-            if key in self.seen:
-                continue
-            self.seen.add(key)
-            path = st.trail[st.born.get(site, 0):]
-            self.out.leaks.append(Leak(name, kind, alloc, aloc, ret.loc, ret.implicit, path, in_main=in_main))
-
-
-def _is_param_site(site) -> bool:
-    return isinstance(site, tuple) and site[0] == "param"
-
-
-def _alloc_target(a0: H.Arg) -> str | None:
+def _alloc_target(a0: H.HostArg) -> str | None:
     """The variable an allocation call writes: `&p` -> p, `&s.p` -> s.p, `out` (a `T**`) -> *out."""
     if a0.kind == "addr":
         return a0.name
@@ -446,7 +297,7 @@ def _alloc_target(a0: H.Arg) -> str | None:
 
 def _inert(ev) -> bool:
     """Events that leave the state as it is (the walk then shares it instead of copying)."""
-    if isinstance(ev, H.Access):
+    if isinstance(ev, H.HostAccess):
         return True  # reported against the state, never changes it
     return (isinstance(ev, H.Call) and ev.name in HARMLESS and not ev.noreturn and not ev.launch
             and ev.name not in ALLOC_OUT and ev.name not in RELEASE and not is_api(ev.name))

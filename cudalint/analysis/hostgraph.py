@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cudalint.frontend import host as H
+from cudalint import host_model as H
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class Graph:
             pure = not s.cond
             b = self.new(None, [(t, _decision(s, True, pure)), (e, _decision(s, False, pure))])
             return self.chain(s.cond, b)
-        if isinstance(s, H.Loop):
+        if isinstance(s, H.HostLoop):
             if s.once:
                 return self.block(s.body.stmts, k, dict(ctx, brk=k, cont=k))
             head = self.new()

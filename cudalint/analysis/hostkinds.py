@@ -53,7 +53,7 @@ def is_api(name: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Leak:
+class MemoryLeak:
     name: str
     kind: str
     alloc: str  # the allocating call

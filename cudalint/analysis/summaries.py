@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cudalint.frontend import host as H
+from cudalint import host_model as H
 from cudalint.model import Loc
 
 
@@ -49,7 +49,7 @@ class PathOutcome:
     returns: tuple | None  # (kind, allocating call)
 
 
-def names_of(a: H.Arg | None):
+def names_of(a: H.HostArg | None):
     if a is None:
         return []
     if a.kind in ("var", "addr"):
@@ -119,7 +119,7 @@ def combine(fn, outcomes) -> Summary | None:
                    rets.pop() if len(rets) == 1 else None)
 
 
-def caller_name(arg: H.Arg, e: Effect) -> str | None:
+def caller_name(arg: H.HostArg, e: Effect) -> str | None:
     """The caller's variable for the callee's slot (None: not a plain variable)."""
     tail = f".{e.field}" if e.field else ""
     if e.deref:
@@ -164,7 +164,7 @@ def events(node):
         yield from node.cond
         yield from events(node.then)
         yield from events(node.orelse)
-    elif isinstance(node, H.Loop):
+    elif isinstance(node, H.HostLoop):
         yield from node.cond
         yield from node.step
         yield from events(node.body)

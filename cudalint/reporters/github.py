@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from cudalint.project import project_path
+from cudalint.findings import project_path
 
 SHOWN_PER_LEVEL = 10
 SUMMARY_LIMIT = 1024 * 1024 - 4096  # GitHub rejects step summaries over 1 MiB

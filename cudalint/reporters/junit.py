@@ -8,7 +8,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from itertools import groupby
 
-from cudalint.project import project_path
+from cudalint.findings import project_path
 
 
 def render(findings, run) -> str:

@@ -1,6 +1,6 @@
 """SARIF 2.1.0, as GitHub code scanning reads it (research/style-and-ecosystem.md, Part 2 (a)).
 
-- `tool.driver.rules` lists every registered rule, with `help.text`/`help.markdown` from the rule's
+- `tool.driver.rules` lists every registered rule (`run.rules`), with `help.text`/`help.markdown` from the rule's
   documentation and `helpUri` pointing at the rule module (whose docstring is that documentation)
   in the repository; results point into it with `ruleId` and `ruleIndex`.
 - Artifact URIs are relative to the project root (cudalint.project: the repository holding the
@@ -27,8 +27,7 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
-from cudalint.baseline import fingerprint
-from cudalint.project import REPOSITORY_URL, project_path, relative, rule_doc_url
+from cudalint.findings import REPOSITORY_URL, fingerprint, project_path, relative
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = REPOSITORY_URL
@@ -70,7 +69,7 @@ def rule_descriptor(r) -> dict:
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": full[:1024]},
         "help": {"text": r.doc or r.summary, "markdown": r.doc or r.summary},
-        "helpUri": rule_doc_url(r),
+        "helpUri": r.doc_url,
         "defaultConfiguration": {"level": r.severity},
         "properties": {
             "precision": r.precision,
@@ -173,8 +172,7 @@ def _result(f, run, index, fp: str, occurrence: int) -> dict:
 
 
 def render(findings, run) -> str:
-    from cudalint.registry import all_rules
-    rules = list(all_rules().values())
+    rules = list(run.rules)
     index = {r.code: i for i, r in enumerate(rules)}
     occurrences: Counter = Counter()
     results = []
