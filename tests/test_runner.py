@@ -21,9 +21,10 @@ DATA = ROOT / "tests" / "data" / "gpu"
 RUNNER_DATA = DATA / "runner"
 
 
-def _f(line=10, kernel="k", category="misaligned-access", rule="CUDA101", message="m", path="f.cu", related=()):
+def _f(line=10, kernel="k", category="misaligned-access", rule="CUDA101", message="m", path="f.cu", related=(),
+       properties=()):
     return Finding(rule, "x", category, "error", path, line, 1, line, 1, message, kernel=kernel,
-                   related=tuple(related))
+                   related=tuple(related), properties=tuple(properties))
 
 
 # ----------------------------------------------------------------------------- C expressions
@@ -150,20 +151,21 @@ def _launch(line, grid, block, shared=0, args=()):
     return Launch("k", "", (), grid, block, shared, Loc("f.cu", line, 1, line, 1), tuple(args))
 
 
-def test_geometry_from_the_launch_the_message_names():
+def test_geometry_from_the_launch_the_finding_names():
     m = _M([_launch(40, (8, 1, 1), (128, 1, 1)), _launch(50, (4, 1, 1), (64, 1, 1), 256)])
-    g = pl.choose_geometry(_f(message="... (blockDim=(64, 1, 1) from the launch at line 50)"), _K(), m)
+    g = pl.choose_geometry(_f(properties=(("block_dim", "64,1,1"), ("launch_line", 50))), _K(), m)
     assert (g.grid, g.block, g.shared_bytes) == ((4, 1, 1), (64, 1, 1), 256)
     assert "line 50" in g.source
 
 
 def test_geometry_default_widened_for_the_witness():
-    g = pl.choose_geometry(_f(message="thread (200,1,0) of block (3,0,0) writes s[4]"), _K(), _M())
+    g = pl.choose_geometry(_f(properties=(("witnesses", (((200, 1, 0), (3, 0, 0)),)),)), _K(), _M())
     assert g.block == (201, 2, 1) and g.grid == (4, 1, 1)
 
 
 def test_geometry_ignores_far_witness_blocks():
-    g = pl.choose_geometry(_f(message="thread (1,0,0) of block (304831,32767,48834) writes"), _K(), _M([_launch(9, None, (256, 1, 1))]))
+    far = (("witnesses", (((1, 0, 0), (304831, 32767, 48834)),)),)
+    g = pl.choose_geometry(_f(properties=far), _K(), _M([_launch(9, None, (256, 1, 1))]))
     assert g.block == (256, 1, 1) and g.grid == pl.DEFAULT_GRID and "outside" in g.source
 
 
@@ -287,7 +289,7 @@ def test_judge_misaligned_falls_back_to_the_optimised_build():
     assert "line 7" in c.detail and "-G build did not fault" in c.detail
     assert runner.judge_misaligned(_f(line=9), job).status == "not-reproduced"
     # optimised code can blame a neighbouring line: a load's report does not confirm a store there
-    store = runner.judge_misaligned(_f(line=7, message="misaligned uint2 store `out[i] = w`"), job)
+    store = runner.judge_misaligned(_f(line=7, properties=(("access", "write"),)), job)
     assert store.status == "not-reproduced"
 
 
@@ -298,12 +300,12 @@ def test_judge_misaligned_load_reported_at_its_use():
     job = _job({"plain": _run("plain"), "memcheck": _run("memcheck", "========= ERROR SUMMARY: 0 errors\n"),
                 "memcheck-optimised": _run("memcheck-optimised", out)})
     job.accesses = {95: {("read", 8)}, 96: {("write", 8)}}
-    c = runner.judge_misaligned(_f(line=95, message="misaligned uint2 load `*src`"), job)
+    c = runner.judge_misaligned(_f(line=95, properties=(("access", "read"),)), job)
     assert c.status == "confirmed" and "reported at line 96" in c.detail and "8 bytes at line 95" in c.detail
-    store = runner.judge_misaligned(_f(line=96, message="probe (misaligned-access; store)"), job)
+    store = runner.judge_misaligned(_f(line=96, properties=(("access", "write"),)), job)
     assert store.status == "not-reproduced"
     job.accesses = {95: {("read", 8)}, 96: {("write", 8)}, 97: {("read", 8)}}  # two candidates: not taken
-    assert runner.judge_misaligned(_f(line=95, message="misaligned uint2 load"), job).status == "not-reproduced"
+    assert runner.judge_misaligned(_f(line=95, properties=(("access", "read"),)), job).status == "not-reproduced"
 
 
 def test_judge_misaligned_names_the_user_line_not_the_header():
@@ -554,6 +556,26 @@ def test_aliased_finding_runs_with_one_buffer_for_both_parameters():
     assert args["out"]["nbytes"] == args["in"]["nbytes"] >= (1 << 16) * 4
 
 
+@pytest.mark.parametrize("rel", ["fixtures/misaligned/saxpy_float4.cu", "fixtures/races/inplace_alias.cu",
+                                 "fixtures/barriers/early_return.cu", "fixtures/bank/strides.cu",
+                                 "fixtures/races/global_accumulate.cu"])
+def test_plans_do_not_read_messages(rel):
+    """Reworded messages leave every plan as it was: the runner reads the findings' properties."""
+    from cudalint.engine import analyze_file
+    path = str(ROOT / rel)
+    findings = analyze_file(path, Settings()).findings
+    idxs = [i for i, f in enumerate(findings) if f.kernel and f.category in runner.KERNEL_CATEGORIES]
+    assert idxs
+
+    def plans(fs):
+        tools = {"compute-sanitizer": "cs", "ncu": "ncu"}
+        return [(j.kernel, j.findings, j.problem, j.geometry, j.args, j.plan, runner._tool_plan(j, fs, tools),
+                 [pl.witnesses(fs[i]) for i in j.findings]) for j in runner.plan_kernel_jobs(path, fs, idxs, Settings())]
+    reworded = [f.with_(message="x") for f in findings]
+    assert plans(reworded) == plans(findings)
+    assert all(pl.witnesses(findings[i]) for i in idxs if findings[i].category != "bank-conflict")
+
+
 def test_arrival_variant_counts_each_flagged_barrier():
     view = "#line 1 \"f.cu\"\n__global__ void k() {\n  __syncthreads();\n  if (x) __syncthreads ( ); __syncwarp();\n}"
     v = pl.arrival_variant(view, 1, [2, 3], 1024)
@@ -609,7 +631,7 @@ def test_judge_bank_kernel_level_fallback():
     stats = ev.parse_ncu_bank_conflicts(out)
     name = next(k for k, v in stats.items() if v.conflicts > 0)
     job = _job({"plain": _run("plain"), "ncu": _run("ncu", ""), "ncu-kernel": _run("ncu-kernel", out)})
-    f = _f(kernel=name, category="bank-conflict", message="32-way load")
+    f = _f(kernel=name, category="bank-conflict", properties=(("access", "read"),))
     c = runner.judge_bank(f, job)
     assert c.status == "confirmed" and "kernel-level" in c.detail
     job.lines = {"bank-conflict": {f.line, f.line + 3}}

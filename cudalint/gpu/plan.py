@@ -10,7 +10,7 @@ tested on any machine:
 * :func:`parse_signature` — a kernel's parameters (type, pointer depth, element type) from its
   header text, with template parameters substituted by the instantiation's arguments.
 * :func:`choose_geometry` — grid/block/dynamic shared bytes: a ``cudalint-confirm`` comment, then
-  ``--block-dim``, then the launch site the finding's message names, any constant launch site of
+  ``--block-dim``, then the launch site the finding names, any constant launch site of
   the kernel, the kernel's ``block-dim`` comment or ``__launch_bounds__``, else a default; always
   large enough to hold the finding's witness thread.
 * :func:`synthesize_args` — scalars from constant launch-site arguments (macros and host-local
@@ -573,21 +573,9 @@ DEFAULT_GRID = (2, 1, 1)
 WITNESS_GRID_LIMIT = 64
 MAX_BLOCKS = 4096  # grids are capped: a confirmation needs the witness, not the whole problem
 
-_WITNESS_RE = re.compile(r"thread \((\d+),\s*(\d+),\s*(\d+)\)(?: of block \((\d+),\s*(\d+),\s*(\d+)\))?")
-_MSG_BLOCK_RE = re.compile(r"blockDim=\((\d+),\s*(\d+),\s*(\d+)\) from (?:the launch at line (\d+))?")
-
-
 def witnesses(finding) -> list[tuple[tuple, tuple]]:
-    """(thread, block) coordinates named by the finding's witness property or message."""
-    texts = [str(v) for k, v in getattr(finding, "properties", ()) if k in ("witness", "other")]
-    texts.append(finding.message)
-    out = []
-    for t in texts:
-        for m in _WITNESS_RE.finditer(t):
-            th = tuple(int(m.group(i)) for i in (1, 2, 3))
-            bl = tuple(int(m.group(i)) for i in (4, 5, 6)) if m.group(4) else (0, 0, 0)
-            out.append((th, bl))
-    return out
+    """(threadIdx, blockIdx) of each thread the finding's witness names."""
+    return list(dict(finding.properties).get("witnesses", ()))
 
 
 def _matches(launch, kernel) -> bool:
@@ -611,11 +599,10 @@ def choose_geometry(finding, kernel, model, settings=None, ovr: dict | None = No
     elif settings is not None and kernel is not None and pinned(settings.block_dims, kernel):
         block = pinned(settings.block_dims, kernel)
         source.append("block from --block-dim")
-    m = _MSG_BLOCK_RE.search(finding.message)
-    if m and m.group(4):
-        for l in launches:
-            if l.loc.line == int(m.group(4)):
-                launch = l
+    typed = dict(finding.properties)
+    for l in launches:
+        if l.loc.line == typed.get("launch_line"):
+            launch = l
     if launch is None:
         consts = [l for l in launches if l.block and all(v and v > 0 for v in l.block)]
         launch = consts[0] if consts else (launches[0] if launches else None)
@@ -628,12 +615,8 @@ def choose_geometry(finding, kernel, model, settings=None, ovr: dict | None = No
             source.append(f"grid from the launch at line {launch.loc.line}")
         if launch.shared_bytes:
             shared = launch.shared_bytes
-    typed = dict(getattr(finding, "properties", ()))
     if block is None and typed.get("block_dim"):
         block = tuple(int(v) for v in typed["block_dim"].split(","))
-        source.append("block from the finding")
-    if block is None and m:
-        block = tuple(int(m.group(i)) for i in (1, 2, 3))
         source.append("block from the finding")
     if block is None and kernel is not None and kernel.block_dim_comment:
         block = tuple(kernel.block_dim_comment)

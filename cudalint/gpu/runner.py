@@ -134,8 +134,7 @@ def _categories(fs) -> set:
 
 
 def _is_global_race(f: Finding) -> bool:
-    text = f"{f.rule} {f.name} {f.message}".lower()
-    return f.rule == "CUDA203" or "global" in f.name or ("global" in text and "shared" not in text)
+    return f.rule == "CUDA203" or dict(f.properties).get("memory_space") == "global"
 
 
 def _nvrtc_options(path: str, settings) -> list:
@@ -645,13 +644,8 @@ def _uneven_arrivals(f: Finding, job: KernelJob) -> Confirmation | None:
 
 
 def _direction(f: Finding) -> set:
-    m = f.message.lower()
-    d = set()
-    if re.search(r"\b(load|read|reads|loads)\b", m):
-        d.add("ld")
-    if re.search(r"\b(store|write|writes|stores)\b", m):
-        d.add("st")
-    return d or {"ld", "st"}
+    """Loads ("ld"), stores ("st") or both (an atomic, or a finding that does not say)."""
+    return {"read": {"ld"}, "write": {"st"}}.get(dict(f.properties).get("access"), {"ld", "st"})
 
 
 def judge_bank(f: Finding, job: KernelJob) -> Confirmation:
