@@ -52,6 +52,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cudalint.engine import file_model
 from cudalint.findings import Confirmation, Finding
 
 from . import evidence as ev
@@ -147,12 +148,6 @@ def _nvrtc_options(path: str, settings) -> list:
     return opts
 
 
-def _load_model(path: str, settings):
-    from cudalint.frontend.parse import parse
-    from cudalint.frontend.tu import build_model
-    return build_model(parse(path, settings))
-
-
 def _accesses(kern) -> dict:
     out: dict = {}
     for e in getattr(kern, "events", ()):
@@ -177,7 +172,7 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
     """Group one file's kernel findings into jobs (kernel x geometry) with their run plans."""
     source = Path(path).read_text(encoding="utf-8", errors="replace")
     try:
-        model = _load_model(path, settings)
+        model = file_model(path, settings)
     except Exception as exc:  # the static pass parsed it; be safe anyway
         model = None
         err = f"cannot rebuild the file's model: {exc!r}"
