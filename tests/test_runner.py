@@ -27,61 +27,64 @@ def _f(line=10, kernel="k", category="misaligned-access", rule="CUDA101", messag
                    related=tuple(related), properties=tuple(properties))
 
 
-# ----------------------------------------------------------------------------- C expressions
+# ----------------------------------------------------------------------------- override values
 
 
 @pytest.mark.parametrize("expr,value", [
-    ("4 * BLOCKS * THREADS", 512), ("n - 2", 510), ("N / 4", 512), ("7 / 2", 3), ("-7 / 2", -3),
-    ("1 << 20", 1 << 20), ("2.0f", 2.0), ("sizeof(float) * 4", 16), ("(int)N", 2048), ("0x10", 16),
-    ("256u", 256), ("static_cast<int>(N) % 3", 2048 % 3), ("min(N, 100)", 100), ("1e-5f", 1e-5),
+    ("4 * 2 * 64", 512), ("7 / 2", 3), ("-7 / 2", -3), ("-7 % 2", -1), ("1 << 20", 1 << 20), ("2.0f", 2.0),
+    ("0x10", 16), ("256u", 256), ("1e-5f", 1e-5), ("(1 << 16) / 4", 1 << 14),
 ])
 def test_c_eval(expr, value):
-    env = {"BLOCKS": "2", "THREADS": "64", "N": "2048", "n": "4 * BLOCKS * THREADS"}
-    assert pl.c_eval(expr, env) == pytest.approx(value)
+    assert pl.c_eval(expr) == pytest.approx(value)
 
 
 def test_c_eval_rejects_non_constants():
     with pytest.raises(pl.EvalError):
-        pl.c_eval("d_x", {})
+        pl.c_eval("d_x")
     with pytest.raises(pl.EvalError):
-        pl.c_eval("foo(3)", {})
+        pl.c_eval("foo(3)")
 
 
-def test_macros_and_local_constants():
-    src = "#define N 2048 // floats\n#define F(x) x\nint main() {\n  const int n = 4 * N;\n  size_t bytes = n * 4;\n}\n"
-    assert pl.macros(src) == {"N": "2048"}
-    assert pl.local_constants(src) == {"n": "4 * N", "bytes": "n * 4"}
-    assert pl.local_constants(src, before_line=4) == {"n": "4 * N"}
-    many = "int main() {\n  const int n = BLOCK * GRID, ncoef = 4;\n  float h[GRID * ncoef], c = f(a, b), d;\n}\n"
-    assert pl.local_constants(many) == {"n": "BLOCK * GRID", "ncoef": "4", "c": "f(a, b)"}
+# ----------------------------------------------------------------------------- parameters
 
 
-# ----------------------------------------------------------------------------- signatures
+def _model(tmp_path, src):
+    from cudalint.engine import file_model
+    p = tmp_path / "k.cu"
+    p.write_text(src)
+    return file_model(str(p), Settings())
 
 
-def test_parse_signature_plain():
-    h = "__global__ void saxpy(int n, float a, const float* __restrict__ x, float4 *y, unsigned long long m)"
-    ps = pl.parse_signature(h, "saxpy")
-    assert [p.name for p in ps] == ["n", "a", "x", "y", "m"]
-    n, a, x, y, m = (p.ctype for p in ps)
-    assert (n.dtype, n.pointer) == ("i4", 0)
-    assert (a.dtype, a.pointer) == ("f4", 0)
-    assert (x.dtype, x.pointer, x.size) == ("f4", 1, 4)
-    assert (y.dtype, y.lanes, y.size, y.pointer) == ("f4", 4, 16, 1)
-    assert m.dtype == "u8"
+def test_parameters_typed_by_libclang(tmp_path):
+    m = _model(tmp_path, "__global__ void saxpy(int n, float a, const float* __restrict__ x, float4 *y, "
+                         "unsigned long long m, size_t s, half h, const uchar4* c, double2** rows) {}\n")
+    (k,) = m.kernels
+    assert [p.name for p in k.signature] == list(k.params) == ["n", "a", "x", "y", "m", "s", "h", "c", "rows"]
+    n, a, x, y, mm, s, h, c, rows = k.signature
+    assert (pl.lanes(n), n.pointer) == (("i4", 1), 0)
+    assert (pl.lanes(a), a.pointer) == (("f4", 1), 0)
+    assert (pl.lanes(x), x.pointer, x.size, x.const) == (("f4", 1), 1, 4, True)
+    assert (pl.lanes(y), y.size, y.align, y.pointer, y.const) == (("f4", 4), 16, 16, 1, False)
+    assert (pl.lanes(mm), pl.lanes(s), pl.lanes(h)) == (("u8", 1), ("u8", 1), ("f2", 1))
+    assert (pl.lanes(c), c.size) == (("u1", 4), 4)
+    assert (rows.pointer, rows.element, rows.size) == (2, "double2", 16)
 
 
-def test_parse_signature_template_substitution():
-    h = "template <typename T, int BLOCK> __global__ void __launch_bounds__(BLOCK) red(const T* in, T* out, int n)"
-    ps = pl.parse_signature(h, "red<double, 256>", ("double", 256))
-    assert [(p.name, p.ctype.dtype, p.ctype.pointer) for p in ps] == [("in", "f8", 1), ("out", "f8", 1), ("n", "i4", 0)]
+def test_parameters_of_a_template_instantiation(tmp_path):
+    m = _model(tmp_path, "template <typename T, int BLOCK> __global__ void red(const T* in, T* out, int n) {}\n"
+                         "int main() { double *a, *b; red<double, 256><<<1, 256>>>(a, b, 7); }\n")
+    (k,) = m.kernels
+    assert [(p.name, pl.lanes(p)[0], p.pointer) for p in k.signature] == [("in", "f8", 1), ("out", "f8", 1), ("n", "i4", 0)]
+    (launch,) = m.launches
+    assert launch.arg_values[2] == 7
 
 
-def test_classify_unknown_and_vectors():
-    assert pl.classify("Particle*").dtype is None and pl.classify("Particle*").pointer == 1
-    assert pl.classify("__half2*").size == 4
-    assert pl.classify("const uchar4 *").size == 4
-    assert pl.classify("float3").size == 12
+def test_lanes_of_structs_and_vectors():
+    from cudalint.model import Param
+    assert pl.lanes(Param("p", "Particle *", "Particle", 1, 16, 16, False)) == (None, 1)
+    assert pl.lanes(Param("h", "__half2 *", "__half2", 1, 4, 4, False)) == ("f2", 2)
+    assert pl.lanes(Param("v", "float3", "float3", 0, 12, 4, False)) == ("f4", 3)
+    assert pl.lanes(Param("raw", "void *", "void", 1, 0, 1, False)) == ("f4", 1)
 
 
 # ----------------------------------------------------------------------------- device view
@@ -184,18 +187,29 @@ def test_geometry_caps_huge_grids():
 
 def test_overrides_comment():
     src = "// cudalint-confirm: grid=(4,1,1) block=(256) n=4096 skip\n__global__ void k(int n) {\n}\n"
-    sp = pl.kernel_span(src, "k")
-    assert pl.overrides(src, sp) == {"grid": "(4,1,1)", "block": "(256)", "n": "4096", "skip": "1"}
+    assert pl.overrides(src, Loc("f.cu", 2, 1, 3, 1)) == {"grid": "(4,1,1)", "block": "(256)", "n": "4096", "skip": "1"}
 
 
 # ----------------------------------------------------------------------------- arguments
 
 
+def _params(*spec):
+    """Param per "name:element:pointer" (size from the element's numpy type; structs 16 bytes)."""
+    from cudalint.model import Param
+    sizes = {"int": 4, "float": 4, "double": 8, "float4": 16}
+    out = []
+    for item in spec:
+        name, element, pointer = item.split(":")
+        out.append(Param(name, element + " *" * int(pointer), element, int(pointer), sizes.get(element, 16), 4, False))
+    return out
+
+
 def test_synthesize_from_launch_site_constants():
-    src = "#define BLOCKS 2\n#define THREADS 64\nint main() {\n  const int n = 4 * BLOCKS * THREADS;\n}\n"
-    params = pl.parse_signature("__global__ void k(int n, float a, const float* x, float4* y)", "k")
-    geom = pl.Geometry((2, 1, 1), (64, 1, 1), 0, "launch", _launch(5, (2, 1, 1), (64, 1, 1), 0, ("n - 2", "2.0f", "d_x", "d_y")))
-    ap = pl.synthesize_args(params, geom, src)
+    params = _params("n:int:0", "a:float:0", "x:float:1", "y:float4:1")
+    launch = Launch("k", "", (), (2, 1, 1), (64, 1, 1), 0, Loc("f.cu", 5, 1, 5, 1), ("n - 2", "2.0f", "d_x", "d_y"),
+                    arg_values=(510, None, None, None), arg_reals=(None, 2.0, None, None))
+    geom = pl.Geometry((2, 1, 1), (64, 1, 1), 0, "launch", launch)
+    ap = pl.synthesize_args(params, geom)
     assert ap.problem is None
     assert [(a.name, a.kind) for a in ap.args] == [("n", "scalar"), ("a", "scalar"), ("x", "buffer"), ("y", "buffer")]
     assert ap.args[0].value == 510 and ap.args[1].value == 2.0
@@ -203,9 +217,8 @@ def test_synthesize_from_launch_site_constants():
 
 
 def test_synthesize_defaults_make_size_guards_true():
-    params = pl.parse_signature("__global__ void k(const float* x, int n, double s)", "k")
     geom = pl.Geometry((2, 1, 1), (128, 1, 1), 0, "default")
-    ap = pl.synthesize_args(params, geom, "")
+    ap = pl.synthesize_args(_params("x:float:1", "n:int:0", "s:double:0"), geom)
     n = ap.args[1]
     assert n.value >= geom.threads  # `if (i < n)` holds for every thread
     assert ap.args[2].value == 1.5
@@ -214,9 +227,9 @@ def test_synthesize_defaults_make_size_guards_true():
 
 def test_synthesize_refuses_structs_and_double_pointers():
     geom = pl.Geometry((1, 1, 1), (32, 1, 1), 0, "default")
-    ap = pl.synthesize_args(pl.parse_signature("__global__ void k(Params p, float* x)", "k"), geom, "")
+    ap = pl.synthesize_args(_params("p:Params:0", "x:float:1"), geom)
     assert ap.problem and "Params" in ap.problem
-    ap = pl.synthesize_args(pl.parse_signature("__global__ void k(float** rows)", "k"), geom, "")
+    ap = pl.synthesize_args(_params("rows:float:2"), geom)
     assert ap.problem and "pointer to pointers" in ap.problem
 
 
@@ -485,10 +498,8 @@ def test_index_buffers_from_the_model():
     # dist_old[src[e]], dist_new[dst[e]]: element-wide accesses, alignment is no concern; random data
     # (7 values, as many destinations) keeps the race observable
     assert all(pl.index_buffers(k) == set() for k in relax.kernels)
-    src = path.read_text()
     k = ks["gather_vec4"]
-    params = pl.parse_signature(pl.kernel_span(src, "gather_vec4").header, "gather_vec4")
-    ap = pl.synthesize_args(params, pl.Geometry((2, 1, 1), (128, 1, 1), 0, "default"), src, k)
+    ap = pl.synthesize_args(k.signature, pl.Geometry((2, 1, 1), (128, 1, 1), 0, "default"), k)
     assert {a.name: a.fill for a in ap.args} == {"in": "random", "idx": "index", "out": "random"}
 
 

@@ -7,14 +7,13 @@ tested on any machine:
   host helpers) and host-only headers blanked out **line for line**, so that line numbers printed by
   compute-sanitizer (built with ``-lineinfo``) are the user's line numbers; a ``#line 1 "file.cu"``
   directive after a short prelude makes the tools print the user's file name too.
-* :func:`parse_signature` — a kernel's parameters (type, pointer depth, element type) from its
-  header text, with template parameters substituted by the instantiation's arguments.
+* :func:`lanes` — the numpy type of a kernel parameter (cudalint.model.Param, typed by libclang).
 * :func:`choose_geometry` — grid/block/dynamic shared bytes: a ``cudalint-confirm`` comment, then
   ``--block-dim``, then the launch site the finding names, any constant launch site of
   the kernel, the kernel's ``block-dim`` comment or ``__launch_bounds__``, else a default; always
   large enough to hold the finding's witness thread.
-* :func:`synthesize_args` — scalars from constant launch-site arguments (macros and host-local
-  constants are evaluated), else values that make typical guards true; device buffers sized by a z3
+* :func:`synthesize_args` — scalars from the launch site's argument values (the model's, as the
+  front end folds them), else values that make typical guards true; device buffers sized by a z3
   bound on every byte offset the kernel can touch at that geometry (a generous heuristic where the
   offset is data-dependent), filled with non-zero random data in the child; integer buffers whose
   values offset a vector access (:func:`index_buffers`) get small multiples of 16 instead.
@@ -37,80 +36,38 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import evidence as ev
-from .source import blank_comments_strings, function_spans
+from .source import function_spans
 from cudalint.analysis.geometry import pinned
 
 # ----------------------------------------------------------------------------- types
 
-# scalar C type -> (numpy dtype string, size)
-SCALARS = {
-    "bool": ("?", 1), "char": ("i1", 1), "signed char": ("i1", 1), "unsigned char": ("u1", 1),
-    "int8_t": ("i1", 1), "uint8_t": ("u1", 1), "uchar": ("u1", 1),
-    "short": ("i2", 2), "short int": ("i2", 2), "unsigned short": ("u2", 2), "int16_t": ("i2", 2),
-    "uint16_t": ("u2", 2), "ushort": ("u2", 2),
-    "int": ("i4", 4), "signed": ("i4", 4), "signed int": ("i4", 4), "int32_t": ("i4", 4),
-    "unsigned": ("u4", 4), "unsigned int": ("u4", 4), "uint32_t": ("u4", 4), "uint": ("u4", 4),
-    "long": ("i8", 8), "long int": ("i8", 8), "long long": ("i8", 8), "long long int": ("i8", 8),
-    "int64_t": ("i8", 8), "ptrdiff_t": ("i8", 8), "ssize_t": ("i8", 8), "intptr_t": ("i8", 8),
-    "unsigned long": ("u8", 8), "unsigned long int": ("u8", 8), "unsigned long long": ("u8", 8),
-    "unsigned long long int": ("u8", 8), "uint64_t": ("u8", 8), "size_t": ("u8", 8),
-    "uintptr_t": ("u8", 8), "ulong": ("u8", 8), "ulonglong": ("u8", 8),
-    "float": ("f4", 4), "double": ("f8", 8),
-    "half": ("f2", 2), "__half": ("f2", 2), "__nv_bfloat16": ("bf16", 2), "nv_bfloat16": ("bf16", 2),
+# numpy dtype of an element type (its libclang spelling, cudalint.model.Param.element)
+_SCALAR_DTYPES = {
+    "bool": "?", "char": "i1", "signed char": "i1", "unsigned char": "u1", "short": "i2",
+    "unsigned short": "u2", "int": "i4", "unsigned int": "u4", "long": "i8", "unsigned long": "u8",
+    "long long": "i8", "unsigned long long": "u8", "float": "f4", "double": "f8", "__half": "f2",
+    "__nv_bfloat16": "bf16",
 }
-_VEC_BASE = {"char": "i1", "uchar": "u1", "short": "i2", "ushort": "u2", "int": "i4", "uint": "u4",
-             "long": "i8", "ulong": "u8", "longlong": "i8", "ulonglong": "u8", "float": "f4",
-             "double": "f8"}
-_VEC_RE = re.compile(r"^(char|uchar|short|ushort|int|uint|long|ulong|longlong|ulonglong|float|double)([1-4])$")
-_QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict", "struct", "class",
-               "typename", "__grid_constant__", "register"}
+# CUDA's vector types: float4 is four f4 lanes
+_VECTOR_DTYPES = {"char": "i1", "uchar": "u1", "short": "i2", "ushort": "u2", "int": "i4", "uint": "u4",
+                  "long": "i8", "ulong": "u8", "longlong": "i8", "ulonglong": "u8", "float": "f4",
+                  "double": "f8"}
+_PAIRS = {"__half2": "f2", "__nv_bfloat162": "bf16"}
 
 
-@dataclass(frozen=True)
-class CType:
-    """A parameter's type, reduced to what argument synthesis needs."""
-    text: str  # as written (after template substitution)
-    base: str  # the type without qualifiers and pointers, e.g. "float4"
-    pointer: int  # pointer depth (arrays count as one)
-    dtype: str | None  # numpy dtype of one scalar lane ("f4"); "bf16" for bfloat16; None: unknown
-    lanes: int  # scalars per element (float4: 4)
-    size: int | None  # bytes per element; None: unknown struct
-
-    @property
-    def known(self) -> bool:
-        return self.dtype is not None
-
-
-def classify(type_text: str) -> CType:
-    t = type_text.replace("&", " & ")
-    pointer = t.count("*") + t.count("[")
-    words = [w for w in re.split(r"[\s*\[\]]+", t) if w and w not in _QUALIFIERS and not w.isdigit()]
-    words = [w.split("::")[-1] if w.startswith(("std::", "::", "cuda::std::")) else w for w in words]
-    base = " ".join(words)
-    if base in SCALARS:
-        d, s = SCALARS[base]
-        return CType(type_text, base, pointer, d, 1, s)
-    m = _VEC_RE.match(base)
-    if m:
-        d = _VEC_BASE[m.group(1)]
-        n = int(m.group(2))
-        size = int(d[1:]) * n
-        if n == 3:  # float3 is 12 bytes, aligned 4
-            size = int(d[1:]) * 3
-        return CType(type_text, base, pointer, d, n, size)
-    if base in ("half2", "__half2"):
-        return CType(type_text, base, pointer, "f2", 2, 4)
-    if base in ("__nv_bfloat162", "nv_bfloat162"):
-        return CType(type_text, base, pointer, "bf16", 2, 4)
-    if base in ("void",):
-        return CType(type_text, base, pointer, "f4" if pointer else None, 1, 4 if pointer else 0)
-    return CType(type_text, base, pointer, None, 1, None)
-
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    ctype: CType
+def lanes(param) -> tuple[str | None, int]:
+    """(numpy dtype of one scalar lane, lanes per element) of a parameter's element type; dtype
+    None: a struct the runner cannot synthesise. `void *` buffers hold floats."""
+    e = param.element
+    if e in _SCALAR_DTYPES:
+        return _SCALAR_DTYPES[e], 1
+    if e in _PAIRS:
+        return _PAIRS[e], 2
+    if e[-1:] in "1234" and e[:-1] in _VECTOR_DTYPES:
+        return _VECTOR_DTYPES[e[:-1]], int(e[-1])
+    if e == "void" and param.pointer:
+        return "f4", 1
+    return None, 1
 
 
 # ----------------------------------------------------------------------------- source views
@@ -133,10 +90,6 @@ typedef signed char int8_t; typedef unsigned char uint8_t; typedef short int16_t
 typedef unsigned short uint16_t; typedef int int32_t; typedef unsigned int uint32_t;
 typedef long long int64_t; typedef unsigned long long uint64_t;
 """
-
-
-def _prelude_defines_clash(source: str) -> bool:
-    return bool(re.search(r"^\s*#\s*include\s*<(cstdint|stdint\.h|cuda/std/cstdint)>", source, re.M))
 
 
 def device_view(source: str, path: str = "input.cu", defines: tuple = (),
@@ -297,223 +250,53 @@ def arrival_variant(view: str, offset: int, lines: list[int], slots: int) -> str
     return _ARRIVE.format(slots=slots) + "\n".join(out) if found else None
 
 
-def _split_top(s: str, sep: str = ",") -> list[str]:
-    out, depth, cur = [], 0, []
-    for ch in s:
-        if ch in "(<[{":
-            depth += 1
-        elif ch in ")>]}":
-            depth -= 1
-        if ch == sep and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur))
-    return [p.strip() for p in out]
-
-
-def _balanced(s: str, start: int, open_="(", close=")") -> str:
-    depth = 0
-    for i in range(start, len(s)):
-        if s[i] == open_:
-            depth += 1
-        elif s[i] == close:
-            depth -= 1
-            if depth == 0:
-                return s[start + 1:i]
-    return s[start + 1:]
-
-
-def kernel_span(source: str, name: str, line: int | None = None):
-    """The FunctionSpan of kernel ``name`` (bare name), the one containing ``line`` if given."""
-    base = ev.kernel_basename(name) or name
-    best = None
-    for sp in function_spans(source):
-        if not sp.is_kernel or sp.name != base:
-            continue
-        if line is None or sp.start_line <= line <= sp.end_line:
-            return sp
-        best = best or sp
-    return best
-
-
-def template_params(header: str) -> list[str]:
-    m = re.search(r"\btemplate\s*<", header)
-    if not m:
-        return []
-    inner = _balanced(header, m.end() - 1, "<", ">")
-    names = []
-    for p in _split_top(inner):
-        p = p.split("=")[0].strip()
-        w = re.findall(r"[A-Za-z_]\w*", p)
-        if w:
-            names.append(w[-1])
-    return names
-
-
-def parse_signature(header: str, name: str, template_args: tuple = ()) -> list[Param]:
-    """Parameters of kernel ``name`` from its header text (``template<...> __global__ void k(...)``)."""
-    base = ev.kernel_basename(name) or name
-    subst = dict(zip(template_params(header), [str(a) for a in template_args]))
-    m = None
-    for mm in re.finditer(r"\b%s\s*(<[^()]*>)?\s*\(" % re.escape(base), header):
-        m = mm
-    if m is None:
-        return []
-    inner = _balanced(header, m.end() - 1)
-    params = []
-    for i, p in enumerate(_split_top(inner)):
-        p = p.split("=")[0].strip()
-        if not p or p == "void":
-            continue
-        p = re.sub(r"__attribute__\s*\(\(.*?\)\)", "", p)
-        idents = re.findall(r"[A-Za-z_]\w*", p)
-        if len(idents) >= 2 and idents[-1] not in _QUALIFIERS and not re.search(r"[*&]\s*$", p):
-            pname = idents[-1]
-            tpart = p[: p.rfind(pname)] + p[p.rfind(pname) + len(pname):]
-        else:
-            pname, tpart = f"arg{i}", p
-        for k, v in subst.items():
-            tpart = re.sub(r"\b%s\b" % re.escape(k), v, tpart)
-        params.append(Param(pname, classify(tpart.strip())))
-    return params
-
-
-# ----------------------------------------------------------------------------- C expressions
+# ----------------------------------------------------------------------------- override values
 
 
 class EvalError(ValueError):
     pass
 
 
-def macros(source: str) -> dict[str, str]:
-    """Object-like ``#define NAME value`` macros of the file (last definition wins)."""
-    out = {}
-    for m in re.finditer(r"^\s*#\s*define\s+([A-Za-z_]\w*)(?!\()\s+(.+?)\s*$", source, re.M):
-        out[m.group(1)] = m.group(2).split("//")[0].strip()
-    return out
-
-
-_DECL_TYPES = r"(?:unsigned\s+|signed\s+)?(?:int|long\s+long|long|short|size_t|unsigned|float|double|int64_t|int32_t|uint32_t|uint64_t|char|bool|auto)"
-
-
-def local_constants(source: str, before_line: int | None = None) -> dict[str, str]:
-    """``[const|constexpr|static] TYPE name = expr;`` definitions (the last one before a line)."""
-    text = blank_comments_strings(source)
-    if before_line is not None:
-        text = "\n".join(text.split("\n")[: before_line])
-    out = {}
-    # `const int n = BLOCK * GRID, ncoef = 4;`: every declarator with an initialiser
-    for m in re.finditer(r"\b(?:(?:static|const|constexpr)\s+)*%s\s+([A-Za-z_][^;{}=]*=[^;{}]+);" % _DECL_TYPES, text):
-        for part in _split_top(m.group(1)):
-            name, eq, value = part.partition("=")
-            if eq and re.fullmatch(r"\s*[A-Za-z_]\w*\s*", name) and value.strip():
-                out[name.strip()] = value.strip()
-    for m in re.finditer(r"\benum\s*(?:class\s+)?\w*\s*\{([^}]*)\}", text):
-        for item in m.group(1).split(","):
-            k, _, v = item.partition("=")
-            if v.strip():
-                out[k.strip()] = v.strip()
-    return out
-
-
 _NUM_RE = re.compile(r"(?<![\w.])(0[xX][0-9a-fA-F]+|\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+)?)([uUlLfF]*)")
+_ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+               ast.LShift: lambda a, b: int(a) << int(b), ast.RShift: lambda a, b: int(a) >> int(b),
+               ast.BitAnd: lambda a, b: int(a) & int(b), ast.BitOr: lambda a, b: int(a) | int(b),
+               ast.BitXor: lambda a, b: int(a) ^ int(b)}
 
 
-def c_eval(expr: str, env: dict[str, str] | None = None, depth: int = 0):
-    """Evaluate a constant C/C++ expression (ints with C division, floats, sizeof, casts, macros)."""
-    env = env or {}
-    if depth > 20:
-        raise EvalError("too deep")
-    s = expr.strip()
-    s = re.sub(r"\b(?:static_cast|reinterpret_cast|const_cast)\s*<[^<>]*>", "", s)
-    s = re.sub(r"\bsizeof\s*\(\s*([^()]+?)\s*\)", lambda m: str(classify(m.group(1)).size or 8) if classify(m.group(1)).size else m.group(0), s)
-    s = re.sub(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|short|char|size_t|float|double|unsigned|int64_t|int32_t|uint32_t|uint64_t)\s*\)", "", s)
-    s = re.sub(r"\b(?:std::)?(min|max)\s*\(", r"\1(", s)
-    s = re.sub(r"\btrue\b", "1", s)
-    s = re.sub(r"\bfalse\b", "0", s)
-
-    def num(m):
-        body, suf = m.group(1), m.group(2).lower()
+def c_eval(expr: str):
+    """The value of a number a `cudalint-confirm` comment writes: C literals (`4096`, `0x10`,
+    `2.0f`, `256u`) and arithmetic over them, with C's integer division."""
+    def literal(m):
+        body, suffix = m.group(1), m.group(2).lower()
         if body.lower().startswith("0x"):
             return str(int(body, 16))
-        if "f" in suf or "." in body or "e" in body.lower():
+        if "f" in suffix or "." in body or "e" in body.lower():
             return repr(float(body))
-        if len(body) > 1 and body.startswith("0"):
-            return str(int(body, 8))
-        return body
-    s = _NUM_RE.sub(num, s)
-    s = s.replace("&&", " and ").replace("||", " or ")
-    s = re.sub(r"!(?!=)", " not ", s)
+        return str(int(body, 8)) if len(body) > 1 and body.startswith("0") else body
     try:
-        tree = ast.parse(s, mode="eval")
+        tree = ast.parse(_NUM_RE.sub(literal, expr.strip()), mode="eval")
     except SyntaxError as e:
         raise EvalError(f"cannot parse {expr!r}") from e
 
-    def ev_(n):
-        if isinstance(n, ast.Expression):
-            return ev_(n.body)
+    def value(n):
         if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)):
             return n.value
-        if isinstance(n, ast.Name):
-            if n.id in env:
-                return c_eval(env[n.id], env, depth + 1)
-            raise EvalError(f"unknown name {n.id}")
-        if isinstance(n, ast.UnaryOp):
-            v = ev_(n.operand)
-            if isinstance(n.op, ast.USub):
-                return -v
-            if isinstance(n.op, ast.UAdd):
-                return v
-            if isinstance(n.op, ast.Invert):
-                return ~int(v)
-            if isinstance(n.op, ast.Not):
-                return int(not v)
-        if isinstance(n, ast.BinOp):
-            a, b = ev_(n.left), ev_(n.right)
-            op = n.op
-            if isinstance(op, ast.Add):
-                return a + b
-            if isinstance(op, ast.Sub):
-                return a - b
-            if isinstance(op, ast.Mult):
-                return a * b
-            if isinstance(op, ast.Div):
-                if isinstance(a, int) and isinstance(b, int):
-                    if b == 0:
-                        raise EvalError("division by zero")
-                    q = abs(a) // abs(b)
-                    return q if (a >= 0) == (b >= 0) else -q
-                return a / b
-            if isinstance(op, ast.Mod):
-                if b == 0:
-                    raise EvalError("division by zero")
-                return int(math.fmod(a, b)) if isinstance(a, int) and isinstance(b, int) else math.fmod(a, b)
-            if isinstance(op, ast.LShift):
-                return int(a) << int(b)
-            if isinstance(op, ast.RShift):
-                return int(a) >> int(b)
-            if isinstance(op, ast.BitAnd):
-                return int(a) & int(b)
-            if isinstance(op, ast.BitOr):
-                return int(a) | int(b)
-            if isinstance(op, ast.BitXor):
-                return int(a) ^ int(b)
-        if isinstance(n, ast.BoolOp):
-            vals = [ev_(v) for v in n.values]
-            return int(all(vals)) if isinstance(n.op, ast.And) else int(any(vals))
-        if isinstance(n, ast.Compare) and len(n.ops) == 1:
-            a, b = ev_(n.left), ev_(n.comparators[0])
-            op = type(n.ops[0])
-            return int({ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b,
-                        ast.Eq: a == b, ast.NotEq: a != b}[op])
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("min", "max") and len(n.args) == 2:
-            a, b = ev_(n.args[0]), ev_(n.args[1])
-            return min(a, b) if n.func.id == "min" else max(a, b)
-        raise EvalError(f"not a constant expression: {expr!r}")
-    return ev_(tree)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd, ast.Invert)):
+            v = value(n.operand)
+            return -v if isinstance(n.op, ast.USub) else v if isinstance(n.op, ast.UAdd) else ~int(v)
+        if isinstance(n, ast.BinOp) and type(n.op) in _ARITHMETIC:
+            return _ARITHMETIC[type(n.op)](value(n.left), value(n.right))
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Mod)):
+            a, b = value(n.left), value(n.right)
+            if b == 0:
+                raise EvalError("division by zero")
+            if not (isinstance(a, int) and isinstance(b, int)):
+                return a / b if isinstance(n.op, ast.Div) else math.fmod(a, b)
+            q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)  # C truncates toward zero
+            return q if isinstance(n.op, ast.Div) else a - q * b
+        raise EvalError(f"not a constant: {expr!r}")
+    return value(tree.body)
 
 
 # ----------------------------------------------------------------------------- overrides
@@ -522,13 +305,12 @@ def c_eval(expr: str, env: dict[str, str] | None = None, depth: int = 0):
 _OVERRIDE_RE = re.compile(r"//\s*cudalint-confirm\s*:\s*(.*)$")
 
 
-def overrides(source: str, span) -> dict[str, str]:
-    """``// cudalint-confirm: key=value ...`` inside the kernel or on the 3 lines above it."""
-    if span is None:
-        return {}
+def overrides(source: str, where) -> dict[str, str]:
+    """``// cudalint-confirm: key=value ...`` inside the kernel (`where`: its Loc) or on the 3
+    lines above it."""
     lines = source.split("\n")
     out: dict[str, str] = {}
-    for ln in range(max(1, span.start_line - 3), min(len(lines), span.end_line) + 1):
+    for ln in range(max(1, where.line - 3), min(len(lines), where.end_line) + 1):
         m = _OVERRIDE_RE.search(lines[ln - 1])
         if not m:
             continue
@@ -696,78 +478,72 @@ class ArgPlan:
         return ", ".join(a.describe() for a in self.args)
 
 
-def _default_scalar(p: Param, geom: Geometry):
-    d = p.ctype.dtype
-    if d in ("f4", "f8", "f2", "bf16"):
+_FLOATS = ("f4", "f8", "f2", "bf16")
+
+
+def _default_scalar(dtype: str, geom: Geometry):
+    if dtype in _FLOATS:
         return 1.5, "default"
-    if d == "?":
+    if dtype == "?":
         return 1, "default"
     n = max(1, geom.threads) * 4
-    if d in ("i1", "u1"):
+    if dtype in ("i1", "u1"):
         return 100, "default"
-    if d in ("i2", "u2"):
+    if dtype in ("i2", "u2"):
         return min(n, 30000), "default"
     return min(n, 1 << 24), "default (4 x threads, so size guards hold)"
 
 
-def _launch_env(source: str, launch) -> dict:
-    env = macros(source)
-    env.update(local_constants(source, launch.loc.line if launch is not None else None))
-    return env
+def _launch_value(launch, i: int, dtype: str):
+    """The value the launch passes as argument i, where the host source fixes it."""
+    if launch is None:
+        return None
+    reals, ints = launch.arg_reals, launch.arg_values
+    if dtype in _FLOATS and i < len(reals) and reals[i] is not None:
+        return reals[i]
+    return ints[i] if i < len(ints) else None
 
 
-def synthesize_args(params: list[Param], geom: Geometry, source: str, kernel=None,
-                    ovr: dict | None = None, settings=None) -> ArgPlan:
+def synthesize_args(params, geom: Geometry, kernel=None, ovr: dict | None = None, settings=None) -> ArgPlan:
+    """Arguments for the kernel's parameters (cudalint.model.Param), in order."""
     ovr = ovr or {}
     plan = ArgPlan()
     launch = geom.launch
-    env = _launch_env(source, launch)
-    texts = list(launch.args_text) if launch is not None else []
     scalars: dict[str, int | float] = {}
     for i, p in enumerate(params):
-        ct = p.ctype
-        if ct.pointer:
+        if p.pointer:
             continue
-        if not ct.known or ct.lanes != 1:
-            if p.name in ovr:
-                plan.problem = f"parameter `{p.name}` of type {ct.text}: by-value structs cannot be synthesised"
-            else:
-                plan.problem = (f"parameter `{p.name}` has type `{ct.text}`, which cannot be synthesised "
-                                f"(by-value struct or vector)")
+        dtype, n = lanes(p)
+        if dtype is None or n != 1:
+            plan.problem = (f"parameter `{p.name}` has type `{p.type}`, which cannot be synthesised "
+                            f"(by-value struct or vector)")
             return plan
         val, why = None, ""
         if p.name in ovr:
-            val, why = c_eval(ovr[p.name], env), "comment"
-        elif i < len(texts):
-            try:
-                val, why = c_eval(texts[i], env), f"the launch at line {launch.loc.line}"
-            except EvalError:
-                val = None
+            val, why = c_eval(ovr[p.name]), "comment"
+        elif (val := _launch_value(launch, i, dtype)) is not None:
+            why = f"the launch at line {launch.loc.line}"
         if val is None:
-            val, why = _default_scalar(p, geom)
-        if ct.dtype not in ("f4", "f8", "f2", "bf16"):
-            val = int(val)
-        else:
-            val = float(val)
+            val, why = _default_scalar(dtype, geom)
+        val = float(val) if dtype in _FLOATS else int(val)
         scalars[p.name] = val
-        plan.args.append(Arg(p.name, "scalar", ct.dtype, val, 0, why))
+        plan.args.append(Arg(p.name, "scalar", dtype, val, 0, why))
     bounds = buffer_bounds(kernel, geom, scalars, settings) if kernel is not None else {}
     ints = sorted((abs(int(v)) for k, v in scalars.items() if isinstance(v, int)), reverse=True)
     out = []
-    sc = iter(plan.args)
     sc_args = {a.name: a for a in plan.args}
     index_names = index_buffers(kernel) if kernel is not None else set()
     for p in params:
-        ct = p.ctype
-        if not ct.pointer:
+        if not p.pointer:
             out.append(sc_args[p.name])
             continue
-        if ct.pointer > 1:
-            plan.problem = f"parameter `{p.name}` is a pointer to pointers (`{ct.text}`)"
+        if p.pointer > 1:
+            plan.problem = f"parameter `{p.name}` is a pointer to pointers (`{p.type}`)"
             return plan
-        elem = ct.size or 64
+        dtype = lanes(p)[0]
+        elem = p.size or (4 if dtype else 64)  # void: floats; an incomplete struct: a generous guess
         if p.name in ovr:
-            nbytes = int(c_eval(ovr[p.name], env)) * elem
+            nbytes = int(c_eval(ovr[p.name])) * elem
             why = "comment"
         elif p.name in bounds and bounds[p.name] is not None:
             nbytes = bounds[p.name]
@@ -779,9 +555,8 @@ def synthesize_args(params: list[Param], geom: Geometry, source: str, kernel=Non
         nbytes = max(MIN_BUFFER, nbytes + 4096)
         nbytes = min(nbytes, MAX_BUFFER) if p.name not in ovr else nbytes
         nbytes = (nbytes + 255) // 256 * 256
-        fill = "index" if p.name in index_names and (ct.dtype or "").startswith(("i", "u")) else "random"
-        out.append(Arg(p.name, "buffer", ct.dtype or "f4", None, nbytes, why, fill))
-    del sc
+        fill = "index" if p.name in index_names and (dtype or "").startswith(("i", "u")) else "random"
+        out.append(Arg(p.name, "buffer", dtype or "f4", None, nbytes, why, fill))
     plan.args = out
     return plan
 

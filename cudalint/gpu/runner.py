@@ -185,18 +185,17 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
             cands = [k for k in model.kernels if k.name == f.kernel] or \
                     [k for k in model.kernels if k.qualname == f.kernel and not k.is_template_pattern]
             kern = cands[0] if cands else None
-        span = pl.kernel_span(source, f.kernel, kern.loc.line if kern else None)
         key_problem = None
         if model is None:
             key_problem = err
-        elif span is None:
+        elif kern is None:
             key_problem = f"kernel `{f.kernel}` not found in {path}"
         elif kern is not None and kern.is_template_pattern:
             key_problem = f"`{f.kernel}` is a template with no instantiation in the file"
         if key_problem:
             jobs.setdefault((f.kernel, key_problem), KernelJob(path, f.kernel, [], problem=key_problem)).findings.append(i)
             continue
-        ovr = pl.overrides(source, span)
+        ovr = pl.overrides(source, kern.loc)
         try:
             geom = pl.choose_geometry(f, kern, model, settings, ovr)
         except pl.EvalError as exc:
@@ -212,9 +211,8 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
         if "skip" in ovr:
             job.problem = "skipped by a `cudalint-confirm: skip` comment"
             continue
-        params = pl.parse_signature(span.header, f.kernel, kern.template_args if kern else ())
         try:
-            args = pl.synthesize_args(params, geom, source, kern, ovr, settings)
+            args = pl.synthesize_args(kern.signature, geom, kern, ovr, settings)
         except pl.EvalError as exc:
             job.problem = f"override: {exc}"
             continue
