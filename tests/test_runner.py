@@ -365,14 +365,14 @@ def _cmp(differ=0, beyond=0, max_rel=None, elements=0):
 
 
 def test_judge_global_race_differential():
-    plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "out", "dtype": "u4"}]}
+    run_plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "out", "dtype": "u4"}]}
     f = _f(category="data-race", rule="CUDA203", message="global race")
     same = _run("plain-diff", result={"runs": 64, "compare": [_cmp(), _cmp()]})
-    assert judges.judge_race(f, _job({"plain-diff": same}, plan)).status == "not-reproduced"
+    assert judges.judge_race(f, _job({"plain-diff": same}, run_plan)).status == "not-reproduced"
     lost = _run("plain-diff", result={"runs": 7, "compare": [_cmp(), _cmp(1, 1, None, 1)]})
-    c = judges.judge_race(f, _job({"plain-diff": lost}, plan))
+    c = judges.judge_race(f, _job({"plain-diff": lost}, run_plan))
     assert c.status == "confirmed" and "`out`" in c.detail and "`in`" not in c.detail and "exactly" in c.detail
-    job = _job({"plain-diff": lost}, plan)
+    job = _job({"plain-diff": lost}, run_plan)
     job.lines = {"data-race": {f.line, 14}}  # a shared race at line 14 changes `out` as well
     c = judges.judge_race(f, job)
     assert c.status == "unsupported" and "line(s) 14" in c.detail
@@ -397,11 +397,11 @@ def test_atomic_variant_rewrites_one_read_modify_write():
 def test_judge_global_race_by_atomic_variant():
     """Every run loses the same updates (a warp's lanes all add to one counter): the runs agree,
     the atomic variant does not."""
-    plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "count", "dtype": "u4"}]}
+    run_plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "count", "dtype": "u4"}]}
     f = _f(line=26, category="data-race", rule="CUDA203", message="global race")
     result = {"runs": 64, "compare": [_cmp(), _cmp()],
               "variant": {"compiled": True, "buffers": [None, {"max_rel": None, "elements": 1, "beyond": True}]}}
-    job = _job({"plain-diff": _run("plain-diff", result=result)}, plan)
+    job = _job({"plain-diff": _run("plain-diff", result=result)}, run_plan)
     job.variant_line = 26
     c = judges.judge_race(f, job)
     assert (c.status, c.method) == ("confirmed", "atomic-variant") and "`count`" in c.detail
@@ -412,25 +412,25 @@ def test_judge_global_race_by_atomic_variant():
 
 
 def test_judge_float_reordering_is_no_race():
-    plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "total", "dtype": "f4"}]}
+    run_plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "total", "dtype": "f4"}]}
     f = _f(category="data-race", rule="CUDA203", message="global race")
     rounding = _run("plain-diff", result={"runs": 64, "compare": [_cmp(), _cmp(50, 0, 8e-7, 1)]})
-    c = judges.judge_race(f, _job({"plain-diff": rounding}, plan))
+    c = judges.judge_race(f, _job({"plain-diff": rounding}, run_plan))
     assert c.status == "not-reproduced" and "rounding" in c.detail and "`total`" in c.detail
     lost = _run("plain-diff", result={"runs": 2, "compare": [_cmp(), _cmp(1, 1, 0.08, 1)]})
-    assert judges.judge_race(f, _job({"plain-diff": lost}, plan)).status == "confirmed"
+    assert judges.judge_race(f, _job({"plain-diff": lost}, run_plan)).status == "confirmed"
 
 
 def test_judge_values_in_another_order_is_no_race():
     """Stream compaction through atomicAdd slots writes the same values at other positions each run."""
-    plan = {"args": [{"name": "out", "dtype": "f4"}, {"name": "count", "dtype": "u4"}]}
+    run_plan = {"args": [{"name": "out", "dtype": "f4"}, {"name": "count", "dtype": "u4"}]}
     f = _f(category="data-race", rule="CUDA203", message="global race")
     moved = dict(_cmp(3, 0, None, 4010), runs_permuted=3)
-    c = judges.judge_race(f, _job({"plain-diff": _run("plain-diff", result={"runs": 4, "compare": [moved, _cmp()]})}, plan))
+    c = judges.judge_race(f, _job({"plain-diff": _run("plain-diff", result={"runs": 4, "compare": [moved, _cmp()]})}, run_plan))
     assert c.status == "not-reproduced" and "order" in c.detail and "`out`" in c.detail
     mixed = dict(_cmp(3, 1, 0.5, 7), runs_permuted=2)  # one run lost a value
     assert judges.judge_race(f, _job({"plain-diff": _run("plain-diff", result={"runs": 4, "compare": [mixed, _cmp()]})},
-                                     plan)).status == "confirmed"
+                                     run_plan)).status == "confirmed"
 
 
 def test_child_tells_a_reordering_from_a_change():
@@ -768,10 +768,10 @@ def test_child_runs_the_atomic_variant_beside_the_kernel():
 
     cupy = type("cupy", (), {"RawModule": Module,
                              "cuda": type("cuda", (), {"runtime": type("rt", (), {"deviceSynchronize": staticmethod(lambda: None)})})})
-    plan = {"variant_source": "atomicAdd(&(*c), 1);", "options": [], "name_expressions": ["k"], "kernel": "k",
+    child_plan = {"variant_source": "atomicAdd(&(*c), 1);", "options": [], "name_expressions": ["k"], "kernel": "k",
             "grid": [1, 1, 1], "block": [32, 1, 1], "args": [{"kind": "buffer", "dtype": "u4", "name": "c"}]}
     init, first = [np.zeros(4, dtype="u1")], [np.array([1, 0, 0, 0], dtype="u1")]
-    out = child._variant(cupy, np, plan, [Buf(4)], init, first, 0, {})
+    out = child._variant(cupy, np, child_plan, [Buf(4)], init, first, 0, {})
     assert out["compiled"] and out["buffers"][0]["beyond"] and out["buffers"][0]["max_rel"] is None
-    failing = child._variant(cupy, np, dict(plan, variant_source="boom"), [Buf(4)], init, first, 0, {})
+    failing = child._variant(cupy, np, dict(child_plan, variant_source="boom"), [Buf(4)], init, first, 0, {})
     assert failing["compiled"] and "IllegalAddress" in failing["error"]
