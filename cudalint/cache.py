@@ -28,7 +28,7 @@ from cudalint import __version__
 from cudalint.findings import Confirmation, Finding, Related
 from cudalint.model import Diagnostic
 
-ENTRY_VERSION = 4  # 2: diagnostics carry a kind; 3: launch facts; 4: headers' sha256
+ENTRY_VERSION = 5  # 2: diagnostics carry a kind; 3: launch facts; 4: headers' sha256; 5: typed witnesses
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cudalint.\n"
 
 

@@ -86,6 +86,13 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
                       launch_facts=facts_of(model), guessed_kernels=guessed_kernels(model, settings))
 
 
+def file_model(path: str, settings: Settings) -> FileModel:
+    """One file's model as the rules see it, for those that plan from it (the --confirm runner)."""
+    from cudalint.frontend.parse import parse
+    from cudalint.frontend.tu import build_model
+    return build_model(parse(path, settings))
+
+
 def _failure(path: str, where: str, exc: Exception) -> Diagnostic:
     if isinstance(exc, RecursionError):
         return Diagnostic(path, 0, 0, "error", f"code nested too deeply to analyse {where}; skipped", "depth")

@@ -184,6 +184,19 @@ Event = Union[Access, Barrier, WarpSync]
 
 
 @dataclass(frozen=True)
+class Param:
+    """A kernel parameter as libclang types it (an instantiation's template arguments substituted)."""
+    name: str
+    type: str  # as libclang spells it: "const float *", "int"
+    element: str  # what a pointer (or array) points to, else the type itself; typedefs and
+    # qualifiers resolved away: "float4", "unsigned int", "__half", "Particle"
+    pointer: int  # pointer depth (an array parameter counts as one); 0: passed by value
+    size: int  # bytes of one element; 0: unknown (void, an incomplete type)
+    align: int
+    const: bool  # the element is const-qualified
+
+
+@dataclass(frozen=True)
 class Kernel:
     name: str  # as written, with template arguments for instantiations ("reduce<256>")
     qualname: str
@@ -204,6 +217,7 @@ class Kernel:
     ticket_flags: tuple = ()  # (Sym name of a value loaded from a shared flag, ticket Sym name, compared value)
     preconditions: tuple = ()  # conditions the kernel states its arguments meet (GPUVerify's `__requires`)
     slots: tuple = ()  # (Sym name, increment Expr): `atomicAdd(&n, inc)` results, equal only where an inc is 0
+    signature: tuple = ()  # Param per parameter, in order (`params` holds their names)
 
     @cached_property
     def loaded(self) -> frozenset:
@@ -232,6 +246,7 @@ class Launch:
     block_args: tuple = ()  # per axis, the index of the kernel argument that passes the same
     # variable as that block component (`dim3 b(32, k); f<<<g, b>>>(x, k)`), else None
     arg_values: tuple = ()  # per argument, its integer value where the host source fixes it, else None
+    arg_reals: tuple = ()  # per argument, its floating-point value where the host source fixes it, else None
 
 
 # ---------------------------------------------------------------------------- host side

@@ -46,6 +46,7 @@ the message says when that is the case (the skipping thread reaches no later bar
 from __future__ import annotations
 
 from cudalint.analysis.divergence import divergences
+from cudalint.analysis.geometry import witness_property
 from cudalint.findings import Related
 from cudalint.registry import make_rule
 
@@ -65,7 +66,8 @@ def check(ctx):
                     msg += ("; the threads that skip it reach no later barrier and exit, which sm_70 and later "
                             "count as arriving (no hang there), but CUDA leaves it undefined")
             related = [Related(v.path, v.line, v.column, "reached through this call") for v in b.via]
-            props = ((("skipping_threads", "exit"),) if d.skipper_exits else ()) + d.geometry.properties()
+            props = ((("skipping_threads", "exit"),) if d.skipper_exits else ()) + d.geometry.properties() \
+                + witness_property(d.reaches, d.misses)
             yield RULE.finding(b.loc, msg, kernel=kernel.name, related=related, properties=props)
 
 

@@ -37,7 +37,7 @@ and handle a tail that is not a multiple of 4 elements with scalar accesses.
 from __future__ import annotations
 
 from cudalint.analysis import alignment
-from cudalint.analysis.geometry import geometries
+from cudalint.analysis.geometry import geometries, witness_property
 from cudalint.findings import Related
 from cudalint.model import Access
 from cudalint.registry import make_rule
@@ -76,7 +76,8 @@ def check(ctx):
                                    f"`{acc.array.name}` declared here")] if acc.array.loc else []
                 related += [Related(v.path, v.line, v.column, "called from here") for v in acc.via]
                 yield RULE.finding(acc.loc, msg, kernel=kernel.name, related=related,
-                                   properties=(("witness", w.thread), ("byte_offset", w.offset)))
+                                   properties=(("witness", str(w.thread)), ("byte_offset", w.offset), ("access", acc.kind))
+                                   + witness_property(w.thread, w.other) + geom.properties())
                 break
 
 

@@ -159,7 +159,8 @@ def check(ctx):
                                    f"`{acc.array.name}` declared here")] if acc.array.loc else []
                 related += [Related(v.path, v.line, v.column, "called from here") for v in acc.via]
                 yield RULE.finding(acc.loc, msg, kernel=kernel.name, related=related,
-                                   properties=(("degree", d.degree), ("bank", d.bank), ("warp", res.warp)))
+                                   properties=(("degree", d.degree), ("bank", d.bank), ("warp", res.warp),
+                                               ("access", acc.kind)) + geom.properties())
                 break
 
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from cudalint.findings import Finding
-from cudalint.gpu import plan as pl
-from cudalint.gpu import runner
+from cudalint.gpu import arguments, execute, judges, launch_shape, plan, runner, views
+from cudalint.gpu.host import judge_host
+from cudalint.gpu.proc import Run
 from cudalint.model import Launch, Loc
 from cudalint.settings import Settings
 
@@ -21,66 +22,70 @@ DATA = ROOT / "tests" / "data" / "gpu"
 RUNNER_DATA = DATA / "runner"
 
 
-def _f(line=10, kernel="k", category="misaligned-access", rule="CUDA101", message="m", path="f.cu", related=()):
+def _f(line=10, kernel="k", category="misaligned-access", rule="CUDA101", message="m", path="f.cu", related=(),
+       properties=()):
     return Finding(rule, "x", category, "error", path, line, 1, line, 1, message, kernel=kernel,
-                   related=tuple(related))
+                   related=tuple(related), properties=tuple(properties))
 
 
-# ----------------------------------------------------------------------------- C expressions
+# ----------------------------------------------------------------------------- override values
 
 
 @pytest.mark.parametrize("expr,value", [
-    ("4 * BLOCKS * THREADS", 512), ("n - 2", 510), ("N / 4", 512), ("7 / 2", 3), ("-7 / 2", -3),
-    ("1 << 20", 1 << 20), ("2.0f", 2.0), ("sizeof(float) * 4", 16), ("(int)N", 2048), ("0x10", 16),
-    ("256u", 256), ("static_cast<int>(N) % 3", 2048 % 3), ("min(N, 100)", 100), ("1e-5f", 1e-5),
+    ("4 * 2 * 64", 512), ("7 / 2", 3), ("-7 / 2", -3), ("-7 % 2", -1), ("1 << 20", 1 << 20), ("2.0f", 2.0),
+    ("0x10", 16), ("256u", 256), ("1e-5f", 1e-5), ("(1 << 16) / 4", 1 << 14),
 ])
 def test_c_eval(expr, value):
-    env = {"BLOCKS": "2", "THREADS": "64", "N": "2048", "n": "4 * BLOCKS * THREADS"}
-    assert pl.c_eval(expr, env) == pytest.approx(value)
+    assert launch_shape.c_eval(expr) == pytest.approx(value)
 
 
 def test_c_eval_rejects_non_constants():
-    with pytest.raises(pl.EvalError):
-        pl.c_eval("d_x", {})
-    with pytest.raises(pl.EvalError):
-        pl.c_eval("foo(3)", {})
+    with pytest.raises(launch_shape.EvalError):
+        launch_shape.c_eval("d_x")
+    with pytest.raises(launch_shape.EvalError):
+        launch_shape.c_eval("foo(3)")
 
 
-def test_macros_and_local_constants():
-    src = "#define N 2048 // floats\n#define F(x) x\nint main() {\n  const int n = 4 * N;\n  size_t bytes = n * 4;\n}\n"
-    assert pl.macros(src) == {"N": "2048"}
-    assert pl.local_constants(src) == {"n": "4 * N", "bytes": "n * 4"}
-    assert pl.local_constants(src, before_line=4) == {"n": "4 * N"}
-    many = "int main() {\n  const int n = BLOCK * GRID, ncoef = 4;\n  float h[GRID * ncoef], c = f(a, b), d;\n}\n"
-    assert pl.local_constants(many) == {"n": "BLOCK * GRID", "ncoef": "4", "c": "f(a, b)"}
+# ----------------------------------------------------------------------------- parameters
 
 
-# ----------------------------------------------------------------------------- signatures
+def _model(tmp_path, src):
+    from cudalint.engine import file_model
+    p = tmp_path / "k.cu"
+    p.write_text(src)
+    return file_model(str(p), Settings())
 
 
-def test_parse_signature_plain():
-    h = "__global__ void saxpy(int n, float a, const float* __restrict__ x, float4 *y, unsigned long long m)"
-    ps = pl.parse_signature(h, "saxpy")
-    assert [p.name for p in ps] == ["n", "a", "x", "y", "m"]
-    n, a, x, y, m = (p.ctype for p in ps)
-    assert (n.dtype, n.pointer) == ("i4", 0)
-    assert (a.dtype, a.pointer) == ("f4", 0)
-    assert (x.dtype, x.pointer, x.size) == ("f4", 1, 4)
-    assert (y.dtype, y.lanes, y.size, y.pointer) == ("f4", 4, 16, 1)
-    assert m.dtype == "u8"
+def test_parameters_typed_by_libclang(tmp_path):
+    m = _model(tmp_path, "__global__ void saxpy(int n, float a, const float* __restrict__ x, float4 *y, "
+                         "unsigned long long m, size_t s, half h, const uchar4* c, double2** rows) {}\n")
+    (k,) = m.kernels
+    assert [p.name for p in k.signature] == list(k.params) == ["n", "a", "x", "y", "m", "s", "h", "c", "rows"]
+    n, a, x, y, mm, s, h, c, rows = k.signature
+    assert (arguments.lanes(n), n.pointer) == (("i4", 1), 0)
+    assert (arguments.lanes(a), a.pointer) == (("f4", 1), 0)
+    assert (arguments.lanes(x), x.pointer, x.size, x.const) == (("f4", 1), 1, 4, True)
+    assert (arguments.lanes(y), y.size, y.align, y.pointer, y.const) == (("f4", 4), 16, 16, 1, False)
+    assert (arguments.lanes(mm), arguments.lanes(s), arguments.lanes(h)) == (("u8", 1), ("u8", 1), ("f2", 1))
+    assert (arguments.lanes(c), c.size) == (("u1", 4), 4)
+    assert (rows.pointer, rows.element, rows.size) == (2, "double2", 16)
 
 
-def test_parse_signature_template_substitution():
-    h = "template <typename T, int BLOCK> __global__ void __launch_bounds__(BLOCK) red(const T* in, T* out, int n)"
-    ps = pl.parse_signature(h, "red<double, 256>", ("double", 256))
-    assert [(p.name, p.ctype.dtype, p.ctype.pointer) for p in ps] == [("in", "f8", 1), ("out", "f8", 1), ("n", "i4", 0)]
+def test_parameters_of_a_template_instantiation(tmp_path):
+    m = _model(tmp_path, "template <typename T, int BLOCK> __global__ void red(const T* in, T* out, int n) {}\n"
+                         "int main() { double *a, *b; red<double, 256><<<1, 256>>>(a, b, 7); }\n")
+    (k,) = m.kernels
+    assert [(p.name, arguments.lanes(p)[0], p.pointer) for p in k.signature] == [("in", "f8", 1), ("out", "f8", 1), ("n", "i4", 0)]
+    (launch,) = m.launches
+    assert launch.arg_values[2] == 7
 
 
-def test_classify_unknown_and_vectors():
-    assert pl.classify("Particle*").dtype is None and pl.classify("Particle*").pointer == 1
-    assert pl.classify("__half2*").size == 4
-    assert pl.classify("const uchar4 *").size == 4
-    assert pl.classify("float3").size == 12
+def test_lanes_of_structs_and_vectors():
+    from cudalint.model import Param
+    assert arguments.lanes(Param("p", "Particle *", "Particle", 1, 16, 16, False)) == (None, 1)
+    assert arguments.lanes(Param("h", "__half2 *", "__half2", 1, 4, 4, False)) == ("f2", 2)
+    assert arguments.lanes(Param("v", "float3", "float3", 0, 12, 4, False)) == ("f4", 3)
+    assert arguments.lanes(Param("raw", "void *", "void", 1, 0, 1, False)) == ("f4", 1)
 
 
 # ----------------------------------------------------------------------------- device view
@@ -88,7 +93,7 @@ def test_classify_unknown_and_vectors():
 
 def test_device_view_keeps_lines_and_drops_host_code():
     src = (ROOT / "fixtures/misaligned/saxpy_float4.cu").read_text()
-    view, offset = pl.device_view(src, "fixtures/misaligned/saxpy_float4.cu")
+    view, offset = views.device_view(src, "fixtures/misaligned/saxpy_float4.cu")
     lines, orig = view.split("\n")[offset:], src.split("\n")
     assert len(lines) == len(orig)
     assert '#line 1 "saxpy_float4.cu"' in view.split("\n")[offset - 1]
@@ -102,7 +107,7 @@ def test_device_view_keeps_lines_and_drops_host_code():
 def test_device_view_keeps_device_headers_and_constexpr():
     src = "#include <cuda_fp16.h>\n#include <vector>\nconstexpr int cdiv(int a, int b) { return (a + b - 1) / b; }\n" \
           "static void host_only() { std::vector<int> v; }\n__device__ int twice(int x) { return 2 * x; }\n"
-    view, off = pl.device_view(src, "a.cu")
+    view, off = views.device_view(src, "a.cu")
     body = view.split("\n")[off:]
     assert body[0] == "#include <cuda_fp16.h>" and body[1] == "" and body[2].startswith("constexpr")
     assert body[3] == "" and body[4].startswith("__device__")
@@ -119,15 +124,15 @@ def test_device_view_expands_the_users_headers_in_place(tmp_path):
     (tmp_path / "inc" / "types.h").write_text("typedef int vertex_t;\n")
     src = ('typedef float weight_t;\n#include "graph.h"\n#include <graph.h>\n'
            '__global__ void k(vertex_t* v, weight_t* w) {\n  w[0] += twice(w[v[0]]);\n}\n')
-    view, off = pl.device_view(src, str(tmp_path / "a.cu"), include_dirs=(str(tmp_path / "inc"),))
+    view, off = views.device_view(src, str(tmp_path / "a.cu"), include_dirs=(str(tmp_path / "inc"),))
     lines = view.split("\n")
     assert lines[off - 1] == '#line 1 "a.cu"' and "<cstdio>" not in view and "fopen" not in view
     assert view.count('#line 1 "graph.h"') == 1 and view.index('#line 1 "types.h"') > view.index('#line 1 "graph.h"')
     assert view.index("typedef float weight_t;") < view.index("twice(weight_t x)")
     for n, text in enumerate(src.split("\n"), start=1):
         if text.startswith(("typedef", "__global__", "  w[0]")):
-            assert lines[pl.view_row(lines, off, n)] == text, n
-    variant = pl.atomic_variant(view, off, 5)
+            assert lines[views.view_row(lines, off, n)] == text, n
+    variant = views.atomic_variant(view, off, 5)
     assert "atomicAdd(&(w[0]), twice(w[v[0]]));" in variant and "typedef int vertex_t;" in variant
 
 
@@ -150,60 +155,71 @@ def _launch(line, grid, block, shared=0, args=()):
     return Launch("k", "", (), grid, block, shared, Loc("f.cu", line, 1, line, 1), tuple(args))
 
 
-def test_geometry_from_the_launch_the_message_names():
+def test_geometry_from_the_launch_the_finding_names():
     m = _M([_launch(40, (8, 1, 1), (128, 1, 1)), _launch(50, (4, 1, 1), (64, 1, 1), 256)])
-    g = pl.choose_geometry(_f(message="... (blockDim=(64, 1, 1) from the launch at line 50)"), _K(), m)
+    g = launch_shape.choose_shape(_f(properties=(("block_dim", "64,1,1"), ("launch_line", 50))), _K(), m)
     assert (g.grid, g.block, g.shared_bytes) == ((4, 1, 1), (64, 1, 1), 256)
     assert "line 50" in g.source
 
 
 def test_geometry_default_widened_for_the_witness():
-    g = pl.choose_geometry(_f(message="thread (200,1,0) of block (3,0,0) writes s[4]"), _K(), _M())
+    g = launch_shape.choose_shape(_f(properties=(("witnesses", (((200, 1, 0), (3, 0, 0)),)),)), _K(), _M())
     assert g.block == (201, 2, 1) and g.grid == (4, 1, 1)
 
 
 def test_geometry_ignores_far_witness_blocks():
-    g = pl.choose_geometry(_f(message="thread (1,0,0) of block (304831,32767,48834) writes"), _K(), _M([_launch(9, None, (256, 1, 1))]))
-    assert g.block == (256, 1, 1) and g.grid == pl.DEFAULT_GRID and "outside" in g.source
+    far = (("witnesses", (((1, 0, 0), (304831, 32767, 48834)),)),)
+    g = launch_shape.choose_shape(_f(properties=far), _K(), _M([_launch(9, None, (256, 1, 1))]))
+    assert g.block == (256, 1, 1) and g.grid == launch_shape.DEFAULT_GRID and "outside" in g.source
 
 
 def test_geometry_launch_bounds_config_and_override():
-    assert pl.choose_geometry(_f(), _K(launch_bounds=512), _M()).block == (512, 1, 1)
+    assert launch_shape.choose_shape(_f(), _K(launch_bounds=512), _M()).block == (512, 1, 1)
     s = Settings(block_dims={"k": (32, 8, 1)})
-    assert pl.choose_geometry(_f(), _K(), _M(), s).block == (32, 8, 1)
-    g = pl.choose_geometry(_f(), _K(), _M(), s, {"block": "(16,16)", "grid": "(3)", "shared": "1024"})
+    assert launch_shape.choose_shape(_f(), _K(), _M(), s).block == (32, 8, 1)
+    g = launch_shape.choose_shape(_f(), _K(), _M(), s, {"block": "(16,16)", "grid": "(3)", "shared": "1024"})
     assert (g.block, g.grid, g.shared_bytes) == ((16, 16, 1), (3, 1, 1), 1024)
 
 
 def test_geometry_caps_huge_grids():
-    g = pl.choose_geometry(_f(), _K(), _M([_launch(9, (100000, 1, 1), (256, 1, 1))]))
-    assert g.grid[0] <= pl.MAX_BLOCKS
+    g = launch_shape.choose_shape(_f(), _K(), _M([_launch(9, (100000, 1, 1), (256, 1, 1))]))
+    assert g.grid[0] <= launch_shape.MAX_BLOCKS
 
 
 def test_overrides_comment():
     src = "// cudalint-confirm: grid=(4,1,1) block=(256) n=4096 skip\n__global__ void k(int n) {\n}\n"
-    sp = pl.kernel_span(src, "k")
-    assert pl.overrides(src, sp) == {"grid": "(4,1,1)", "block": "(256)", "n": "4096", "skip": "1"}
+    assert launch_shape.overrides(src, Loc("f.cu", 2, 1, 3, 1)) == {"grid": "(4,1,1)", "block": "(256)", "n": "4096", "skip": "1"}
 
 
 # ----------------------------------------------------------------------------- arguments
 
 
+def _params(*spec):
+    """Param per "name:element:pointer" (size from the element's numpy type; structs 16 bytes)."""
+    from cudalint.model import Param
+    sizes = {"int": 4, "float": 4, "double": 8, "float4": 16}
+    out = []
+    for item in spec:
+        name, element, pointer = item.split(":")
+        out.append(Param(name, element + " *" * int(pointer), element, int(pointer), sizes.get(element, 16), 4, False))
+    return out
+
+
 def test_synthesize_from_launch_site_constants():
-    src = "#define BLOCKS 2\n#define THREADS 64\nint main() {\n  const int n = 4 * BLOCKS * THREADS;\n}\n"
-    params = pl.parse_signature("__global__ void k(int n, float a, const float* x, float4* y)", "k")
-    geom = pl.Geometry((2, 1, 1), (64, 1, 1), 0, "launch", _launch(5, (2, 1, 1), (64, 1, 1), 0, ("n - 2", "2.0f", "d_x", "d_y")))
-    ap = pl.synthesize_args(params, geom, src)
+    params = _params("n:int:0", "a:float:0", "x:float:1", "y:float4:1")
+    launch = Launch("k", "", (), (2, 1, 1), (64, 1, 1), 0, Loc("f.cu", 5, 1, 5, 1), ("n - 2", "2.0f", "d_x", "d_y"),
+                    arg_values=(510, None, None, None), arg_reals=(None, 2.0, None, None))
+    geom = launch_shape.LaunchShape((2, 1, 1), (64, 1, 1), 0, "launch", launch)
+    ap = arguments.synthesize_args(params, geom)
     assert ap.problem is None
     assert [(a.name, a.kind) for a in ap.args] == [("n", "scalar"), ("a", "scalar"), ("x", "buffer"), ("y", "buffer")]
     assert ap.args[0].value == 510 and ap.args[1].value == 2.0
-    assert all(a.nbytes >= pl.MIN_BUFFER and a.nbytes % 256 == 0 for a in ap.args[2:])
+    assert all(a.nbytes >= arguments.MIN_BUFFER and a.nbytes % 256 == 0 for a in ap.args[2:])
 
 
 def test_synthesize_defaults_make_size_guards_true():
-    params = pl.parse_signature("__global__ void k(const float* x, int n, double s)", "k")
-    geom = pl.Geometry((2, 1, 1), (128, 1, 1), 0, "default")
-    ap = pl.synthesize_args(params, geom, "")
+    geom = launch_shape.LaunchShape((2, 1, 1), (128, 1, 1), 0, "default")
+    ap = arguments.synthesize_args(_params("x:float:1", "n:int:0", "s:double:0"), geom)
     n = ap.args[1]
     assert n.value >= geom.threads  # `if (i < n)` holds for every thread
     assert ap.args[2].value == 1.5
@@ -211,10 +227,10 @@ def test_synthesize_defaults_make_size_guards_true():
 
 
 def test_synthesize_refuses_structs_and_double_pointers():
-    geom = pl.Geometry((1, 1, 1), (32, 1, 1), 0, "default")
-    ap = pl.synthesize_args(pl.parse_signature("__global__ void k(Params p, float* x)", "k"), geom, "")
+    geom = launch_shape.LaunchShape((1, 1, 1), (32, 1, 1), 0, "default")
+    ap = arguments.synthesize_args(_params("p:Params:0", "x:float:1"), geom)
     assert ap.problem and "Params" in ap.problem
-    ap = pl.synthesize_args(pl.parse_signature("__global__ void k(float** rows)", "k"), geom, "")
+    ap = arguments.synthesize_args(_params("rows:float:2"), geom)
     assert ap.problem and "pointer to pointers" in ap.problem
 
 
@@ -224,8 +240,8 @@ def test_synthesize_buffer_bounds_from_the_model():
     path = ROOT / "fixtures/misaligned/saxpy_float4.cu"
     model = build_model(parse(str(path), Settings()))
     k = next(k for k in model.kernels if k.name == "saxpy_vec4_unscaled")
-    geom = pl.Geometry((64, 1, 1), (256, 1, 1), 0, "test")
-    b = pl.buffer_bounds(k, geom, {"n": 1 << 20})
+    geom = launch_shape.LaunchShape((64, 1, 1), (256, 1, 1), 0, "test")
+    b = arguments.buffer_bounds(k, geom, {"n": 1 << 20})
     # i = global id < 64*256, float4 at x + i: the last byte is 4*(16383) + 16
     assert b["x"] == 4 * (64 * 256 - 1) + 16
     assert b["out"] == 16 * (64 * 256 - 1) + 16
@@ -237,7 +253,7 @@ def test_buffer_bounds_of_accesses_in_loops():
     from cudalint.frontend.tu import build_model
     model = build_model(parse(str(ROOT / "fixtures/barriers/loop_trip_count.cu"), Settings()))
     k = next(k for k in model.kernels if k.name == "row_pairs_thread_loop")
-    b = pl.buffer_bounds(k, pl.Geometry((4, 1, 1), (256, 1, 1), 0, "test"), {"n": 1000})
+    b = arguments.buffer_bounds(k, launch_shape.LaunchShape((4, 1, 1), (256, 1, 1), 0, "test"), {"n": 1000})
     # row = in + blockIdx.x * n, row[k] for k < n: 4 rows of 1000 floats; out[blockIdx.x * 256 + tid]
     assert b == {"in": 4 * 1000 * 4, "out": 4 * 256 * 4}
 
@@ -248,32 +264,32 @@ def test_dynamic_shared_size_that_is_not_a_constant():
     from cudalint.frontend.tu import build_model
     model = build_model(parse(str(ROOT / "fixtures/races/strided_rows.cu"), Settings()))
     k = next(k for k in model.kernels if k.name == "argsort_rows")
-    g = pl.choose_geometry(_f(kernel="argsort_rows", category="data-race"), k, model)
+    g = launch_shape.choose_shape(_f(kernel="argsort_rows", category="data-race"), k, model)
     assert g.shared_bytes == 48 << 10 and "the most without opting in" in g.source
     plain = next(k for k in model.kernels if k.name == "scale_rows")
-    assert pl.choose_geometry(_f(kernel="scale_rows", category="data-race"), plain, model).shared_bytes == 0
+    assert launch_shape.choose_shape(_f(kernel="scale_rows", category="data-race"), plain, model).shared_bytes == 0
 
 
 # ----------------------------------------------------------------------------- judges on real tool output
 
 
-def _job(runs, plan=None, geometry=None):
-    j = runner.KernelJob("f.cu", "k", [0], plan=plan or {"args": [{"name": "out"}]},
-                         geometry=geometry or pl.Geometry((1, 1, 1), (64, 1, 1), 0, "test"))
+def _job(runs, run_plan=None, geometry=None):
+    j = plan.KernelJob("f.cu", "k", [0], plan=run_plan or {"args": [{"name": "out"}]},
+                         geometry=geometry or launch_shape.LaunchShape((1, 1, 1), (64, 1, 1), 0, "test"))
     j.runs = runs
     return j
 
 
 def _run(tool, output="", result=None, timed_out=False, rc=0):
-    return runner.Run(tool, [], rc=rc, timed_out=timed_out, output=output, result=result if result is not None else {"runs": 1, "digests": [["a"]]})
+    return Run(tool, [], rc=rc, timed_out=timed_out, output=output, result=result if result is not None else {"runs": 1, "digests": [["a"]]})
 
 
 def test_judge_misaligned_memcheck_line():
     out = (DATA / "memcheck_vec4_probe.txt").read_text()
     job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"}), "memcheck": _run("memcheck", out)})
-    c = runner.judge_misaligned(_f(line=7, path="vec4_probe.cu"), job)
+    c = judges.judge_misaligned(_f(line=7, path="vec4_probe.cu"), job)
     assert c.status == "confirmed" and "16 bytes" in c.detail and "line 7" in c.detail
-    masked = runner.judge_misaligned(_f(line=9), job)
+    masked = judges.judge_misaligned(_f(line=9), job)
     assert masked.status == "unsupported" and "line 7" in masked.detail
 
 
@@ -282,12 +298,12 @@ def test_judge_misaligned_falls_back_to_the_optimised_build():
     out = (DATA / "memcheck_vec4_probe.txt").read_text()
     job = _job({"plain": _run("plain"), "memcheck": _run("memcheck", "========= ERROR SUMMARY: 0 errors\n"),
                 "memcheck-optimised": _run("memcheck-optimised", out)})
-    c = runner.judge_misaligned(_f(line=7, path="vec4_probe.cu"), job)
+    c = judges.judge_misaligned(_f(line=7, path="vec4_probe.cu"), job)
     assert (c.status, c.method) == ("confirmed", "compute-sanitizer memcheck (optimised build)")
     assert "line 7" in c.detail and "-G build did not fault" in c.detail
-    assert runner.judge_misaligned(_f(line=9), job).status == "not-reproduced"
+    assert judges.judge_misaligned(_f(line=9), job).status == "not-reproduced"
     # optimised code can blame a neighbouring line: a load's report does not confirm a store there
-    store = runner.judge_misaligned(_f(line=7, message="misaligned uint2 store `out[i] = w`"), job)
+    store = judges.judge_misaligned(_f(line=7, properties=(("access", "write"),)), job)
     assert store.status == "not-reproduced"
 
 
@@ -298,28 +314,28 @@ def test_judge_misaligned_load_reported_at_its_use():
     job = _job({"plain": _run("plain"), "memcheck": _run("memcheck", "========= ERROR SUMMARY: 0 errors\n"),
                 "memcheck-optimised": _run("memcheck-optimised", out)})
     job.accesses = {95: {("read", 8)}, 96: {("write", 8)}}
-    c = runner.judge_misaligned(_f(line=95, message="misaligned uint2 load `*src`"), job)
+    c = judges.judge_misaligned(_f(line=95, properties=(("access", "read"),)), job)
     assert c.status == "confirmed" and "reported at line 96" in c.detail and "8 bytes at line 95" in c.detail
-    store = runner.judge_misaligned(_f(line=96, message="probe (misaligned-access; store)"), job)
+    store = judges.judge_misaligned(_f(line=96, properties=(("access", "write"),)), job)
     assert store.status == "not-reproduced"
     job.accesses = {95: {("read", 8)}, 96: {("write", 8)}, 97: {("read", 8)}}  # two candidates: not taken
-    assert runner.judge_misaligned(_f(line=95, message="misaligned uint2 load"), job).status == "not-reproduced"
+    assert judges.judge_misaligned(_f(line=95, properties=(("access", "read"),)), job).status == "not-reproduced"
 
 
 def test_judge_misaligned_names_the_user_line_not_the_header():
     out = (RUNNER_DATA / "memcheck_header_frame.txt").read_text()
     job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"}), "memcheck": _run("memcheck", out)})
     job.path = "fixtures/misaligned/half_pack.cu"
-    assert runner.judge_misaligned(_f(line=77, path=job.path), job).status == "confirmed"
-    other = runner.judge_misaligned(_f(line=78, path=job.path), job)
+    assert judges.judge_misaligned(_f(line=77, path=job.path), job).status == "confirmed"
+    other = judges.judge_misaligned(_f(line=78, path=job.path), job)
     assert other.status == "unsupported" and other.detail.startswith("not reached: the kernel stops at the misaligned access on line 77 first")
 
 
 def test_judge_misaligned_without_sanitizer():
     job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"})})
-    assert runner.judge_misaligned(_f(), job).status == "confirmed"
+    assert judges.judge_misaligned(_f(), job).status == "confirmed"
     job = _job({"plain": _run("plain")})
-    assert runner.judge_misaligned(_f(), job).status == "not-reproduced"
+    assert judges.judge_misaligned(_f(), job).status == "not-reproduced"
 
 
 def test_judge_race_racecheck_lines():
@@ -328,10 +344,10 @@ def test_judge_race_racecheck_lines():
     hz = ev.parse_racecheck(out)
     line = hz[0].first.line
     job = _job({"plain": _run("plain"), "racecheck": _run("racecheck", out)})
-    c = runner.judge_race(_f(line=line, category="data-race", rule="CUDA201", message="shared race",
+    c = judges.judge_race(_f(line=line, category="data-race", rule="CUDA201", message="shared race",
                              path="race_probe.cu"), job)
     assert c.status == "confirmed" and "hazards" in c.detail
-    c = runner.judge_race(_f(line=999, category="data-race", rule="CUDA201", message="shared race"), job)
+    c = judges.judge_race(_f(line=999, category="data-race", rule="CUDA201", message="shared race"), job)
     assert c.status == "not-reproduced"
 
 
@@ -340,8 +356,8 @@ def test_judge_race_hazards_in_an_included_helper_name_the_header():
     the hazards are the header's lines 8-10, not the .cu file's line 10."""
     job = _job({"plain": _run("plain"), "racecheck": _run("racecheck", (RUNNER_DATA / "racecheck_header_helper.txt").read_text())})
     race = dict(category="data-race", rule="CUDA202", message="warp race")
-    assert runner.judge_race(_f(line=9, path="fixtures/races/warp_helpers.cuh", **race), job).status == "confirmed"
-    assert runner.judge_race(_f(line=10, path="fixtures/races/warp_helpers_user.cu", **race), job).status == "not-reproduced"
+    assert judges.judge_race(_f(line=9, path="fixtures/races/warp_helpers.cuh", **race), job).status == "confirmed"
+    assert judges.judge_race(_f(line=10, path="fixtures/races/warp_helpers_user.cu", **race), job).status == "not-reproduced"
 
 
 def _cmp(differ=0, beyond=0, max_rel=None, elements=0):
@@ -349,16 +365,16 @@ def _cmp(differ=0, beyond=0, max_rel=None, elements=0):
 
 
 def test_judge_global_race_differential():
-    plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "out", "dtype": "u4"}]}
+    run_plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "out", "dtype": "u4"}]}
     f = _f(category="data-race", rule="CUDA203", message="global race")
     same = _run("plain-diff", result={"runs": 64, "compare": [_cmp(), _cmp()]})
-    assert runner.judge_race(f, _job({"plain-diff": same}, plan)).status == "not-reproduced"
+    assert judges.judge_race(f, _job({"plain-diff": same}, run_plan)).status == "not-reproduced"
     lost = _run("plain-diff", result={"runs": 7, "compare": [_cmp(), _cmp(1, 1, None, 1)]})
-    c = runner.judge_race(f, _job({"plain-diff": lost}, plan))
+    c = judges.judge_race(f, _job({"plain-diff": lost}, run_plan))
     assert c.status == "confirmed" and "`out`" in c.detail and "`in`" not in c.detail and "exactly" in c.detail
-    job = _job({"plain-diff": lost}, plan)
+    job = _job({"plain-diff": lost}, run_plan)
     job.lines = {"data-race": {f.line, 14}}  # a shared race at line 14 changes `out` as well
-    c = runner.judge_race(f, job)
+    c = judges.judge_race(f, job)
     assert c.status == "unsupported" and "line(s) 14" in c.detail
 
 
@@ -366,55 +382,55 @@ def test_atomic_variant_rewrites_one_read_modify_write():
     view = "#line 1 \"f.cu\"\n__global__ void k(unsigned* c, float* t, float v) {\n    *c += 1;   // x\n" \
            "    t[2] -= v;\n    c[1]++;\n    float s = 0; s += v;\n    t[f(1)] += v;\n}\n"
     # source line L is view line offset + L - 1 (the #line directive comes first)
-    assert pl.atomic_variant(view, 1, 2).split("\n")[2] == "    atomicAdd(&(*c), 1);   // x"
-    assert pl.atomic_variant(view, 1, 3).split("\n")[3] == "    atomicAdd(&(t[2]), -(v));"
-    assert pl.atomic_variant(view, 1, 4).split("\n")[4] == "    atomicAdd(&(c[1]), 1);"
-    assert pl.atomic_variant(view, 1, 5) is None  # a local: nothing shared
-    assert pl.atomic_variant(view, 1, 6) is None  # a call in the subscript: not rewritten
-    assert pl.atomic_variant(view, 1, 99) is None
+    assert views.atomic_variant(view, 1, 2).split("\n")[2] == "    atomicAdd(&(*c), 1);   // x"
+    assert views.atomic_variant(view, 1, 3).split("\n")[3] == "    atomicAdd(&(t[2]), -(v));"
+    assert views.atomic_variant(view, 1, 4).split("\n")[4] == "    atomicAdd(&(c[1]), 1);"
+    assert views.atomic_variant(view, 1, 5) is None  # a local: nothing shared
+    assert views.atomic_variant(view, 1, 6) is None  # a call in the subscript: not rewritten
+    assert views.atomic_variant(view, 1, 99) is None
     extremes = "#line 1 \"g.cu\"\n  best[0] = max(best[0], v[i]);\n  lo[j] = min(lo[j], d);\n  m = max(m, v[i]);\n"
-    assert pl.atomic_variant(extremes, 1, 1).split("\n")[1] == "  atomicMax(&(best[0]), v[i]);"
-    assert pl.atomic_variant(extremes, 1, 2).split("\n")[2] == "  atomicMin(&(lo[j]), d);"
-    assert pl.atomic_variant(extremes, 1, 3) is None  # a local
+    assert views.atomic_variant(extremes, 1, 1).split("\n")[1] == "  atomicMax(&(best[0]), v[i]);"
+    assert views.atomic_variant(extremes, 1, 2).split("\n")[2] == "  atomicMin(&(lo[j]), d);"
+    assert views.atomic_variant(extremes, 1, 3) is None  # a local
 
 
 def test_judge_global_race_by_atomic_variant():
     """Every run loses the same updates (a warp's lanes all add to one counter): the runs agree,
     the atomic variant does not."""
-    plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "count", "dtype": "u4"}]}
+    run_plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "count", "dtype": "u4"}]}
     f = _f(line=26, category="data-race", rule="CUDA203", message="global race")
     result = {"runs": 64, "compare": [_cmp(), _cmp()],
               "variant": {"compiled": True, "buffers": [None, {"max_rel": None, "elements": 1, "beyond": True}]}}
-    job = _job({"plain-diff": _run("plain-diff", result=result)}, plan)
+    job = _job({"plain-diff": _run("plain-diff", result=result)}, run_plan)
     job.variant_line = 26
-    c = runner.judge_race(f, job)
+    c = judges.judge_race(f, job)
     assert (c.status, c.method) == ("confirmed", "atomic-variant") and "`count`" in c.detail
     job.variant_line = 30  # the variant rewrote another line
-    assert runner.judge_race(f, job).status == "not-reproduced"
+    assert judges.judge_race(f, job).status == "not-reproduced"
     job.variant_line, job.lines = 26, {"data-race": {26, 14}}  # another race could change `count`
-    assert runner.judge_race(f, job).status == "not-reproduced"
+    assert judges.judge_race(f, job).status == "not-reproduced"
 
 
 def test_judge_float_reordering_is_no_race():
-    plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "total", "dtype": "f4"}]}
+    run_plan = {"args": [{"name": "in", "dtype": "f4"}, {"name": "total", "dtype": "f4"}]}
     f = _f(category="data-race", rule="CUDA203", message="global race")
     rounding = _run("plain-diff", result={"runs": 64, "compare": [_cmp(), _cmp(50, 0, 8e-7, 1)]})
-    c = runner.judge_race(f, _job({"plain-diff": rounding}, plan))
+    c = judges.judge_race(f, _job({"plain-diff": rounding}, run_plan))
     assert c.status == "not-reproduced" and "rounding" in c.detail and "`total`" in c.detail
     lost = _run("plain-diff", result={"runs": 2, "compare": [_cmp(), _cmp(1, 1, 0.08, 1)]})
-    assert runner.judge_race(f, _job({"plain-diff": lost}, plan)).status == "confirmed"
+    assert judges.judge_race(f, _job({"plain-diff": lost}, run_plan)).status == "confirmed"
 
 
 def test_judge_values_in_another_order_is_no_race():
     """Stream compaction through atomicAdd slots writes the same values at other positions each run."""
-    plan = {"args": [{"name": "out", "dtype": "f4"}, {"name": "count", "dtype": "u4"}]}
+    run_plan = {"args": [{"name": "out", "dtype": "f4"}, {"name": "count", "dtype": "u4"}]}
     f = _f(category="data-race", rule="CUDA203", message="global race")
     moved = dict(_cmp(3, 0, None, 4010), runs_permuted=3)
-    c = runner.judge_race(f, _job({"plain-diff": _run("plain-diff", result={"runs": 4, "compare": [moved, _cmp()]})}, plan))
+    c = judges.judge_race(f, _job({"plain-diff": _run("plain-diff", result={"runs": 4, "compare": [moved, _cmp()]})}, run_plan))
     assert c.status == "not-reproduced" and "order" in c.detail and "`out`" in c.detail
     mixed = dict(_cmp(3, 1, 0.5, 7), runs_permuted=2)  # one run lost a value
-    assert runner.judge_race(f, _job({"plain-diff": _run("plain-diff", result={"runs": 4, "compare": [mixed, _cmp()]})},
-                                     plan)).status == "confirmed"
+    assert judges.judge_race(f, _job({"plain-diff": _run("plain-diff", result={"runs": 4, "compare": [mixed, _cmp()]})},
+                                     run_plan)).status == "confirmed"
 
 
 def test_child_tells_a_reordering_from_a_change():
@@ -422,9 +438,9 @@ def test_child_tells_a_reordering_from_a_change():
     ch = _child()
     for dtype in ("u4", "f4"):
         first = np.array([1, 2, 3, 4], dtype="<" + dtype).view("u1")
-        moved = ch._compare(np, first, np.array([3, 1, 4, 2], dtype="<" + dtype).view("u1"), dtype, runner.FLOAT_RTOL)
+        moved = ch._compare(np, first, np.array([3, 1, 4, 2], dtype="<" + dtype).view("u1"), dtype, execute.FLOAT_RTOL)
         assert (moved["beyond"], moved["permuted"]) == (False, True)
-        lost = ch._compare(np, first, np.array([3, 1, 4, 4], dtype="<" + dtype).view("u1"), dtype, runner.FLOAT_RTOL)
+        lost = ch._compare(np, first, np.array([3, 1, 4, 4], dtype="<" + dtype).view("u1"), dtype, execute.FLOAT_RTOL)
         assert lost["beyond"] and not lost.get("permuted")
 
 
@@ -447,7 +463,7 @@ def test_child_compares_floats_with_a_relative_tolerance():
     def worst(key, dtype):
         vals = runs[key]["values"]
         first = np.array([vals[0]], dtype="<" + dtype).view("u1")
-        found = [ch._compare(np, first, np.array([v], dtype="<" + dtype).view("u1"), dtype, runner.FLOAT_RTOL)
+        found = [ch._compare(np, first, np.array([v], dtype="<" + dtype).view("u1"), dtype, execute.FLOAT_RTOL)
                  for v in vals[1:]]
         return [d for d in found if d is not None]
 
@@ -457,7 +473,7 @@ def test_child_compares_floats_with_a_relative_tolerance():
     counts = worst("count_above_plain G x1", "u4")  # 12 runs, one lost update fewer in one of them
     assert counts and all(d["beyond"] and d["max_rel"] is None for d in counts)
     nan = np.array([np.nan, 1.0], dtype="<f4").view("u1")
-    assert ch._compare(np, nan, nan.copy(), "f4", runner.FLOAT_RTOL) is None
+    assert ch._compare(np, nan, nan.copy(), "f4", execute.FLOAT_RTOL) is None
 
 
 def test_child_fills_index_buffers_with_aligned_small_offsets():
@@ -476,17 +492,15 @@ def test_index_buffers_from_the_model():
     path = ROOT / "fixtures/misaligned/vector_copy.cu"
     model = build_model(parse(str(path), Settings()))
     ks = {k.name: k for k in model.kernels}
-    assert pl.index_buffers(ks["gather_vec4"]) == {"idx"}  # in + idx[i]
-    assert pl.index_buffers(ks["dequeue_vec4"]) == {"cursor"}  # in + atomicAdd(cursor, 4)
-    assert pl.index_buffers(ks["copy_vec4"]) == set()
+    assert arguments.index_buffers(ks["gather_vec4"]) == {"idx"}  # in + idx[i]
+    assert arguments.index_buffers(ks["dequeue_vec4"]) == {"cursor"}  # in + atomicAdd(cursor, 4)
+    assert arguments.index_buffers(ks["copy_vec4"]) == set()
     relax = build_model(parse(str(ROOT / "fixtures/races/global_relax.cu"), Settings()))
     # dist_old[src[e]], dist_new[dst[e]]: element-wide accesses, alignment is no concern; random data
     # (7 values, as many destinations) keeps the race observable
-    assert all(pl.index_buffers(k) == set() for k in relax.kernels)
-    src = path.read_text()
+    assert all(arguments.index_buffers(k) == set() for k in relax.kernels)
     k = ks["gather_vec4"]
-    params = pl.parse_signature(pl.kernel_span(src, "gather_vec4").header, "gather_vec4")
-    ap = pl.synthesize_args(params, pl.Geometry((2, 1, 1), (128, 1, 1), 0, "default"), src, k)
+    ap = arguments.synthesize_args(k.signature, launch_shape.LaunchShape((2, 1, 1), (128, 1, 1), 0, "default"), k)
     assert {a.name: a.fill for a in ap.args} == {"in": "random", "idx": "index", "out": "random"}
 
 
@@ -496,9 +510,9 @@ def test_judge_barrier_synccheck_and_hang():
     line = ev.parse_synccheck(out)[0].line
     f = _f(line=line, category="barrier-divergence", rule="CUDA204", path="divergent_block.cu")
     job = _job({"plain": _run("plain"), "synccheck": _run("synccheck", out)})
-    assert runner.judge_barrier(f, job).status == "confirmed"
+    assert judges.judge_barrier(f, job).status == "confirmed"
     hung = _job({"plain": _run("plain", timed_out=True, result={})})
-    c = runner.judge_barrier(_f(line=1, category="barrier-divergence"), hung)
+    c = judges.judge_barrier(_f(line=1, category="barrier-divergence"), hung)
     assert c.status == "confirmed" and c.method == "hang"
 
 
@@ -512,9 +526,9 @@ def test_judge_barrier_exiting_skippers_without_arrival_counts():
     threads exit (sm_70+ counts them as arrived), not-reproduced otherwise."""
     clean = (DATA / "synccheck_race_probe.txt").read_text()
     job = _job({"plain": _run("plain"), "synccheck": _run("synccheck", clean)})
-    c = runner.judge_barrier(_exits(15), job)
+    c = judges.judge_barrier(_exits(15), job)
     assert c.status == "unsupported" and "exited threads count as arrived" in c.detail
-    assert runner.judge_barrier(_f(line=15, category="barrier-divergence"), job).status == "not-reproduced"
+    assert judges.judge_barrier(_f(line=15, category="barrier-divergence"), job).status == "not-reproduced"
 
 
 def _arrivals(name):
@@ -528,16 +542,16 @@ def test_judge_barrier_by_arrival_counts():
     clean = (DATA / "synccheck_race_probe.txt").read_text()
     runs = {"plain": _run("plain"), "synccheck": _run("synccheck", clean),
             "arrivals": _arrivals("early_return.cu.smooth_early_return.b256x1.arrivals.txt")}
-    c = runner.judge_barrier(_exits(15), _job(runs))
+    c = judges.judge_barrier(_exits(15), _job(runs))
     assert (c.status, c.method) == ("confirmed", "arrival count")
     assert "in block (3, 0, 0) 232 thread(s) 1 time(s), 24 thread(s) never (1 of 4 block(s) uneven)" in c.detail
     assert "sm_70 and later count as arriving" in c.detail
     loop = _arrivals("loop_trip_count.cu.row_pairs_thread_loop.b256x1.arrivals.txt")
-    c = runner.judge_barrier(_f(line=20, category="barrier-divergence"), _job({"plain": _run("plain"), "arrivals": loop}))
+    c = judges.judge_barrier(_f(line=20, category="barrier-divergence"), _job({"plain": _run("plain"), "arrivals": loop}))
     assert c.status == "confirmed" and "232 thread(s) 4 time(s), 24 thread(s) 3 time(s)" in c.detail
     # a whole block that returns (blockIdx-uniform) leaves the counts even: not confirmed
     even = _arrivals("early_return.cu.smooth_block_return.b256x1.arrivals.txt")
-    c = runner.judge_barrier(_f(line=41, category="barrier-divergence"),
+    c = judges.judge_barrier(_f(line=41, category="barrier-divergence"),
                              _job({"plain": _run("plain"), "synccheck": _run("synccheck", clean), "arrivals": even}))
     assert c.status == "not-reproduced" and "all reached it equally often (1024 arrivals counted)" in c.detail
 
@@ -548,20 +562,40 @@ def test_aliased_finding_runs_with_one_buffer_for_both_parameters():
     path = str(ROOT / "fixtures/races/inplace_alias.cu")
     findings = analyze_file(path, Settings()).findings
     assert [(f.line, dict(f.properties).get("aliased")) for f in findings] == [(17, "in=out")]
-    (job,) = runner.plan_kernel_jobs(path, findings, [0], Settings())
+    (job,) = plan.plan_kernel_jobs(path, findings, [0], Settings())
     args = {a["name"]: a for a in job.plan["args"]}
     assert args["out"]["same_as"] == 0 and "same_as" not in args["in"]
     assert args["out"]["nbytes"] == args["in"]["nbytes"] >= (1 << 16) * 4
 
 
+@pytest.mark.parametrize("rel", ["fixtures/misaligned/saxpy_float4.cu", "fixtures/races/inplace_alias.cu",
+                                 "fixtures/barriers/early_return.cu", "fixtures/bank/strides.cu",
+                                 "fixtures/races/global_accumulate.cu"])
+def test_plans_do_not_read_messages(rel):
+    """Reworded messages leave every plan as it was: the runner reads the findings' properties."""
+    from cudalint.engine import analyze_file
+    path = str(ROOT / rel)
+    findings = analyze_file(path, Settings()).findings
+    idxs = [i for i, f in enumerate(findings) if f.kernel and f.category in runner.KERNEL_CATEGORIES]
+    assert idxs
+
+    def plans(fs):
+        tools = {"compute-sanitizer": "cs", "ncu": "ncu"}
+        return [(j.kernel, j.findings, j.problem, j.geometry, j.args, j.plan, execute.tool_plan(j, fs, tools),
+                 [launch_shape.witnesses(fs[i]) for i in j.findings]) for j in plan.plan_kernel_jobs(path, fs, idxs, Settings())]
+    reworded = [f.with_(message="x") for f in findings]
+    assert plans(reworded) == plans(findings)
+    assert all(launch_shape.witnesses(findings[i]) for i in idxs if findings[i].category != "bank-conflict")
+
+
 def test_arrival_variant_counts_each_flagged_barrier():
     view = "#line 1 \"f.cu\"\n__global__ void k() {\n  __syncthreads();\n  if (x) __syncthreads ( ); __syncwarp();\n}"
-    v = pl.arrival_variant(view, 1, [2, 3], 1024)
+    v = views.arrival_variant(view, 1, [2, 3], 1024)
     body = v.split("#line 1")[1].split("\n")
     assert body[2] == "  (cudalint_arrive(0u), __syncthreads());"
     assert body[3] == "  if (x) (cudalint_arrive(1u), __syncthreads()); __syncwarp();"
     assert "cudalint_arrivals[1024]" in v and "if (slot < 1024u)" in v
-    assert pl.arrival_variant(view, 1, [4], 1024) is None  # no __syncthreads() on that line
+    assert views.arrival_variant(view, 1, [4], 1024) is None  # no __syncthreads() on that line
 
 
 def test_judge_barrier_syncwarp_mask_illegal_instruction():
@@ -571,21 +605,21 @@ def test_judge_barrier_syncwarp_mask_illegal_instruction():
     sc = _run("synccheck", (RUNNER_DATA / "synccheck_syncwarp_mask.txt").read_text())
     f = _f(line=16, kernel="pair_sum_bad_mask", category="barrier-divergence", rule="CUDA204",
            path="fixtures/barriers/syncwarp_mask.cu")
-    c = runner.judge_barrier(f, _job({"plain": plain, "synccheck": sc}))
+    c = judges.judge_barrier(f, _job({"plain": plain, "synccheck": sc}))
     assert c.status == "confirmed" and "Invalid arguments" in c.detail and "cudaErrorIllegalInstruction" in c.detail
-    assert runner.judge_barrier(_f(line=18, category="barrier-divergence"), _job({"plain": plain, "synccheck": sc})).status == "error"
-    c = runner.judge_barrier(f, _job({"plain": plain}))  # no compute-sanitizer: the trap, kernel-level
+    assert judges.judge_barrier(_f(line=18, category="barrier-divergence"), _job({"plain": plain, "synccheck": sc})).status == "error"
+    c = judges.judge_barrier(f, _job({"plain": plain}))  # no compute-sanitizer: the trap, kernel-level
     assert c.status == "confirmed" and "kernel-level" in c.detail
     job = _job({"plain": plain})
     job.lines = {"barrier-divergence": {16, 20}}
-    assert runner.judge_barrier(f, job).status == "error"  # two suspects: the trap names neither
+    assert judges.judge_barrier(f, job).status == "error"  # two suspects: the trap names neither
 
 
 def _bank(line, kernel="stride2_2way", name="ncu_source_oneshot_stride2_2way.csv", peers=(), path="strides.cu"):
     out = (RUNNER_DATA / name).read_text()
     job = _job({"plain": _run("plain"), "ncu": _run("ncu", out)})
     job.lines = {"bank-conflict": {line, *peers}}
-    return runner.judge_bank(_f(line=line, kernel=kernel, category="bank-conflict", rule="CUDA301",
+    return judges.judge_bank(_f(line=line, kernel=kernel, category="bank-conflict", rule="CUDA301",
                                 path=f"fixtures/bank/{path}"), job)
 
 
@@ -609,21 +643,21 @@ def test_judge_bank_kernel_level_fallback():
     stats = ev.parse_ncu_bank_conflicts(out)
     name = next(k for k, v in stats.items() if v.conflicts > 0)
     job = _job({"plain": _run("plain"), "ncu": _run("ncu", ""), "ncu-kernel": _run("ncu-kernel", out)})
-    f = _f(kernel=name, category="bank-conflict", message="32-way load")
-    c = runner.judge_bank(f, job)
+    f = _f(kernel=name, category="bank-conflict", properties=(("access", "read"),))
+    c = judges.judge_bank(f, job)
     assert c.status == "confirmed" and "kernel-level" in c.detail
     job.lines = {"bank-conflict": {f.line, f.line + 3}}
-    c = runner.judge_bank(f, job)
+    c = judges.judge_bank(f, job)
     assert c.status == "unsupported" and "cannot single out" in c.detail
-    assert runner.judge_bank(_f(kernel=name, category="bank-conflict"), _job({"plain": _run("plain")})).status == "unsupported"
+    assert judges.judge_bank(_f(kernel=name, category="bank-conflict"), _job({"plain": _run("plain")})).status == "unsupported"
 
 
 def test_judge_compile_error_and_crash():
     job = _job({"plain": _run("plain", result={"error": "compile", "compile_log": "error: identifier x is undefined"})})
-    c = runner.judge_misaligned(_f(), job)
+    c = judges.judge_misaligned(_f(), job)
     assert c.status == "error" and "NVRTC" in c.detail
     job = _job({"plain": _run("plain", result={}, rc=-9, output="Segmentation fault")})
-    assert runner.judge_race(_f(category="data-race"), job).status == "error"
+    assert judges.judge_race(_f(category="data-race"), job).status == "error"
 
 
 def test_judge_host_free_of_a_device_pointer_by_crash_backtrace():
@@ -632,10 +666,10 @@ def test_judge_host_free_of_a_device_pointer_by_crash_backtrace():
     out = (RUNNER_DATA / "leakcheck_mismatched_free_crash.txt").read_text()
     src = (ROOT / "fixtures/host/mismatched_free.cu").read_text()
     host = {"problem": None, "run": _run("leakcheck", out, rc=255)}
-    c = runner.judge_host(_f(line=64, kernel=None, category="mismatched-free", rule="CUDA403"), host, src)
+    c = judge_host(_f(line=64, kernel=None, category="mismatched-free", rule="CUDA403"), host, src)
     assert (c.status, c.method) == ("confirmed", "crash backtrace")
     assert c.detail == "the program died in free() (SIGSEGV) called from device_freed_with_free"
-    clean = runner.judge_host(_f(line=71, kernel=None, category="mismatched-free", rule="CUDA403"), host, src)
+    clean = judge_host(_f(line=71, kernel=None, category="mismatched-free", rule="CUDA403"), host, src)
     assert clean.status == "not-reproduced"
 
 
@@ -652,9 +686,9 @@ def test_judge_host_leak():
     out = (DATA / "leakcheck_leak_noinline.txt").read_text()
     src = "void leak_on_error(unsigned long n)\n{\n  cudaMalloc(&p, n);\n}\nint main() { }\n"
     host = {"problem": None, "run": _run("leakcheck", out)}
-    c = runner.judge_host(_f(line=3, kernel=None, category="memory-leak", rule="CUDA401"), host, src)
+    c = judge_host(_f(line=3, kernel=None, category="memory-leak", rule="CUDA401"), host, src)
     assert c.status == "confirmed" and "leak_on_error" in c.detail
-    c = runner.judge_host(_f(line=3, kernel=None, category="memory-leak"), {"problem": "nvcc not on PATH"}, src)
+    c = judge_host(_f(line=3, kernel=None, category="memory-leak"), {"problem": "nvcc not on PATH"}, src)
     assert c.status == "unsupported"
 
 
@@ -687,21 +721,21 @@ def test_confirm_never_runs_without_the_flag(monkeypatch, tmp_path):
 def test_judge_misaligned_hardware_exception_form():
     out = (RUNNER_DATA / "memcheck_hw_misaligned.txt").read_text()
     job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"}), "memcheck": _run("memcheck", out)})
-    c = runner.judge_misaligned(_f(line=90), job)
+    c = judges.judge_misaligned(_f(line=90), job)
     assert c.status == "confirmed" and "Misaligned shared or local address" in c.detail
-    assert runner.judge_misaligned(_f(line=80), job).status == "unsupported"
+    assert judges.judge_misaligned(_f(line=80), job).status == "unsupported"
 
 
 def test_judge_misaligned_unattributed_is_kernel_level():
     out = (RUNNER_DATA / "memcheck_unattributed.txt").read_text()
     job = _job({"plain": _run("plain", result={"error": "cudaErrorMisalignedAddress"}), "memcheck": _run("memcheck", out)})
-    c = runner.judge_misaligned(_f(line=88), job)
+    c = judges.judge_misaligned(_f(line=88), job)
     assert c.status == "confirmed" and c.method == "launch" and "kernel-level" in c.detail
 
 
 def test_a_failed_launch_is_no_evidence_against_a_race():
     job = _job({"plain": _run("plain", result={"error": "cudaErrorIllegalAddress"}), "racecheck": _run("racecheck", "")})
-    c = runner.judge_race(_f(category="data-race", rule="CUDA201", message="shared race"), job)
+    c = judges.judge_race(_f(category="data-race", rule="CUDA201", message="shared race"), job)
     assert c.status == "error" and "cudaErrorIllegalAddress" in c.detail
 
 
@@ -734,10 +768,10 @@ def test_child_runs_the_atomic_variant_beside_the_kernel():
 
     cupy = type("cupy", (), {"RawModule": Module,
                              "cuda": type("cuda", (), {"runtime": type("rt", (), {"deviceSynchronize": staticmethod(lambda: None)})})})
-    plan = {"variant_source": "atomicAdd(&(*c), 1);", "options": [], "name_expressions": ["k"], "kernel": "k",
+    child_plan = {"variant_source": "atomicAdd(&(*c), 1);", "options": [], "name_expressions": ["k"], "kernel": "k",
             "grid": [1, 1, 1], "block": [32, 1, 1], "args": [{"kind": "buffer", "dtype": "u4", "name": "c"}]}
     init, first = [np.zeros(4, dtype="u1")], [np.array([1, 0, 0, 0], dtype="u1")]
-    out = child._variant(cupy, np, plan, [Buf(4)], init, first, 0, {})
+    out = child._variant(cupy, np, child_plan, [Buf(4)], init, first, 0, {})
     assert out["compiled"] and out["buffers"][0]["beyond"] and out["buffers"][0]["max_rel"] is None
-    failing = child._variant(cupy, np, dict(plan, variant_source="boom"), [Buf(4)], init, first, 0, {})
+    failing = child._variant(cupy, np, dict(child_plan, variant_source="boom"), [Buf(4)], init, first, 0, {})
     assert failing["compiled"] and "IllegalAddress" in failing["error"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import z3
 
-from cudalint.analysis.geometry import Geometry, Thread, generic_value
+from cudalint.analysis.geometry import Geometry, Thread, Witness, generic_value
 from cudalint.analysis.threads import is_thread_coordinate, loop_definition, split_guard
 from cudalint.model import THREAD, UNIFORM, Access, Kernel, syms
 from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, minimize, solver, value, variable
@@ -21,9 +21,9 @@ from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, minimize, sol
 
 @dataclass(frozen=True)
 class Misalignment:
-    thread: str
+    thread: Witness
     offset: int
-    other: str | None = None  # the second thread, when the proof needs two
+    other: Witness | None = None  # the second thread, when the proof needs two
     data: tuple[str, ...] = ()  # argument names the offset depends on
 
 
@@ -55,7 +55,7 @@ def _find(kernel, acc, geom, timeout_ms, ints):
         s = solver(ints)
         s.add(*facts, *th.side, _misaligned(off, a))
         status, m = _check_preferring_block0(s, [th], timeout_ms, then=[off])
-        return status, (Misalignment(th.describe(m), value(m, off) or 0) if m is not None else None)
+        return status, (Misalignment(th.witness(m), value(m, off) or 0) if m is not None else None)
     th2, facts2 = _thread(kernel, acc, geom, 1, ints)
     diff = off - th2.term(acc.offset)
     data_vars = [th.var(s) for s in syms(acc.offset) if not is_thread_coordinate(s, kernel)]
@@ -72,8 +72,8 @@ def _find(kernel, acc, geom, timeout_ms, ints):
     if status == "unsat":
         return status, None
     if m is not None and _for_every_argument(m, th, th2, kernel, acc, diff, data_vars, ints, timeout_ms):
-        return "sat", Misalignment(th.describe(m), abs(value(m, z3.substitute(diff, *aligned)) or 0),
-                                   th2.describe(m), tuple(data))
+        return "sat", Misalignment(th.witness(m), abs(value(m, z3.substitute(diff, *aligned)) or 0),
+                                   th2.witness(m), tuple(data))
 
     def shifted(by):
         return z3.substitute(diff, *[(v, v + by) for v in data_vars])
@@ -88,7 +88,7 @@ def _find(kernel, acc, geom, timeout_ms, ints):
     # ... and, for that very pair, for every value of the arguments.
     if not _for_every_argument(m, th, th2, kernel, acc, diff, data_vars, ints, timeout_ms):
         return "unknown", None
-    return "sat", Misalignment(th.describe(m), abs(value(m, diff) or 0), th2.describe(m), tuple(data))
+    return "sat", Misalignment(th.witness(m), abs(value(m, diff) or 0), th2.witness(m), tuple(data))
 
 
 def _for_every_argument(m, th, th2, kernel, acc, diff, data_vars, ints, timeout_ms) -> bool:

@@ -9,7 +9,7 @@ import z3
 
 from cudalint.analysis import benign
 from cudalint.analysis.threads import loop_definition
-from cudalint.analysis.geometry import Geometry, Thread
+from cudalint.analysis.geometry import Geometry, Thread, Witness
 from cudalint.analysis.shapes import shape_sets
 from cudalint.model import BLOCK, THREAD, Barrier, Kernel
 from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, minimize, solver, value, variable
@@ -18,8 +18,8 @@ from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, minimize, sol
 @dataclass(frozen=True)
 class Divergence:
     barrier: Barrier
-    reaches: str  # the thread that reaches it
-    misses: str  # the thread that does not, or the lane outside the mask
+    reaches: Witness  # the thread that reaches it
+    misses: Witness | str  # the thread that does not, or the lane outside the mask ("lane 16")
     outside_mask: bool
     geometry: Geometry
     skipper_exits: bool = False  # the thread that misses it reaches no barrier afterwards
@@ -96,9 +96,9 @@ def _check(kernel, b: Barrier, geom, timeout, ctx):
         if m is not None:
             blocks = [t1.block_id(), t2.block_id()] if b.kind == "grid" else []  # else one block
             m = minimize(s, [*blocks, t1.linear_id(), t2.linear_id()], m, timeout)
-            misses = f"lane {value(m, z3.URem(l1, bv(32)))}" if outside_mask else t2.describe(m)
+            misses = f"lane {value(m, z3.URem(l1, bv(32)))}" if outside_mask else t2.witness(m)
             exits = b.kind == "block" and _reaches_no_later_barrier(kernel, b, geom, m, t2, timeout)
-            return Divergence(b, t1.describe(m), misses, outside_mask, geom, exits)
+            return Divergence(b, t1.witness(m), misses, outside_mask, geom, exits)
     return None
 
 

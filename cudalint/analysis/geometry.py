@@ -25,10 +25,13 @@ class Geometry:
     tied: tuple = ()  # (axis index, parameter name): the launch passes blockDim there as that argument
     alternatives: tuple = ()  # for a tried block: every shape tried that the kernel supports
     args: tuple = ()  # (parameter name, value): the integer arguments the launch fixes
+    launch_line: int | None = None  # the line of the launch in this file it comes from
 
     def properties(self) -> tuple:
         """Typed facts of the geometry for findings: the block and grid used, and whence."""
         out = (("shape_source", "guessed" if self.tried else self.source),)
+        if self.launch_line is not None:
+            out += (("launch_line", self.launch_line),)
         if self.block and all(v is not None for v in self.block):
             out += (("block_dim", ",".join(map(str, self.block))),)
         if self.grid and all(v is not None for v in self.grid):
@@ -107,7 +110,8 @@ def _launch_geometries(model: FileModel, kernel: Kernel, block_dims: dict | None
         tied = tuple((axis, kernel.params[i]) for axis, i in enumerate(launch.block_args)
                      if i is not None and i < len(kernel.params) and launch.block[axis] is None)
         g = Geometry(launch.block, grid, f"the launch at line {launch.loc.line}",
-                     kernel.launch_bounds or 1024, tied=tied, args=fixed_arguments(kernel, launch.arg_values, grid))
+                     kernel.launch_bounds or 1024, tied=tied, args=fixed_arguments(kernel, launch.arg_values, grid),
+                     launch_line=launch.loc.line)
         if all((g.block, g.grid, g.args) != (f.block, f.grid, f.args) for f in found):
             found.append(g)
     limit = kernel.launch_bounds or 1024
@@ -284,10 +288,35 @@ class Thread:
         return b[0] + b[1] * 65536 + b[2] * 65536 * 65536
 
     def describe(self, model) -> str:
+        return str(self.witness(model))
+
+    def witness(self, model) -> "Witness":
+        """This thread's coordinates in a solver's model; its block only where the question
+        spans blocks and the block is not the first."""
         from cudalint.symbolic import value
-        t = [value(model, self.builtin("threadIdx", a)) for a in AXES]
-        b = [value(model, self.builtin("blockIdx", a)) for a in AXES]
-        s = f"thread ({t[0]},{t[1]},{t[2]})"
-        if self.split <= BLOCK and any(b):
-            s += f" of block ({b[0]},{b[1]},{b[2]})"
-        return s
+        t = tuple(value(model, self.builtin("threadIdx", a)) for a in AXES)
+        b = tuple(value(model, self.builtin("blockIdx", a)) for a in AXES)
+        return Witness(t, b if self.split <= BLOCK and any(b) else None)
+
+
+def witness_property(*threads) -> tuple:
+    """The finding property that names its witness threads, in the order its message does:
+    ("witnesses", ((threadIdx, blockIdx), ...)); entries that are no Witness are left out."""
+    named = [w.coordinates() for w in threads if isinstance(w, Witness) and None not in w.thread + (w.block or ())]
+    return (("witnesses", tuple(named)),)
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A thread a solver picked, as findings name it ("thread (3,0,0) of block (1,0,0)"); block
+    None: the first block, or any block (the question is about threads of one block)."""
+    thread: tuple
+    block: tuple | None = None
+
+    def __str__(self) -> str:
+        t = f"thread ({self.thread[0]},{self.thread[1]},{self.thread[2]})"
+        return t if self.block is None else f"{t} of block ({self.block[0]},{self.block[1]},{self.block[2]})"
+
+    def coordinates(self) -> tuple:
+        """(threadIdx, blockIdx), the block (0,0,0) where none is named: a finding's property."""
+        return self.thread, self.block or (0, 0, 0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cudalint.analysis.geometry import witness_property
 from cudalint.analysis.races import Race
 from cudalint.findings import Related
 
@@ -23,7 +24,7 @@ def message(race: Race, kernel) -> str:
 
 def _ordering(race: Race) -> str:
     if race.kind == "global":
-        if race.first_thread.find("block") >= 0 or race.second_thread.find("block") >= 0:
+        if race.first_thread.block is not None or race.second_thread.block is not None:
             return "nothing orders threads of different blocks"
         return "no barrier between them"
     if race.kind == "warp":
@@ -69,6 +70,12 @@ def findings(ctx, rule, kind: str):
             if race.kind == kind:
                 yield rule.finding(race.second.loc, message(race, kernel), kernel=kernel.name,
                                    related=related(race),
-                                   properties=(("first_thread", race.first_thread),
-                                               ("second_thread", race.second_thread)) + race.geometry.properties()
-                                   + ((("aliased", f"{race.alias.kept}={race.alias.merged}"),) if race.alias else ()))
+                                   properties=properties(race))
+
+
+def properties(race: Race) -> tuple:
+    """Typed facts of a race finding: its two threads, the memory, the launch shape, the alias."""
+    return ((("first_thread", str(race.first_thread)), ("second_thread", str(race.second_thread)))
+            + witness_property(race.first_thread, race.second_thread)
+            + (("memory_space", race.second.array.space),) + race.geometry.properties()
+            + ((("aliased", f"{race.alias.kept}={race.alias.merged}"),) if race.alias else ()))

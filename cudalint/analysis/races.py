@@ -15,7 +15,7 @@ import z3
 
 from cudalint.analysis import benign, layout, tickets
 from cudalint.analysis.aliasing import Alias, aliased_view, aliases
-from cudalint.analysis.geometry import Geometry, Thread
+from cudalint.analysis.geometry import Geometry, Thread, Witness
 from cudalint.analysis.shapes import declared_bytes, shape_sets
 from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
 from cudalint.analysis.threads import loop_definition
@@ -30,8 +30,8 @@ class Race:
     kind: str  # block | warp | global
     first: Access  # executes first
     second: Access  # executes second: the finding's primary location
-    first_thread: str
-    second_thread: str
+    first_thread: Witness
+    second_thread: Witness
     first_index: str  # e.g. "s[4]"
     second_index: str
     geometry: Geometry
@@ -278,7 +278,7 @@ def _solve_pair(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
             return None
         if found is None:  # the first threads, blocks and address: the same witness every run
             m = minimize(s, [t1.block_id(), t2.block_id(), t1.linear_id(), t2.linear_id(), o1], m, timeout)
-        found = found or (t1.describe(m), t2.describe(m), _index(first, value(m, o1)), _index(second, value(m, o2)))
+        found = found or (t1.witness(m), t2.witness(m), _index(first, value(m, o1)), _index(second, value(m, o2)))
     kind = {"block": "block", "warp": "warp"}.get(mode, "global")
     return Race(kind, first, second, *found, geom, p.wrap_loop, kernel.name)
 

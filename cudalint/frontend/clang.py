@@ -28,6 +28,7 @@ def lib():
         _bind("clang_Cursor_Evaluate", [ci.Cursor], ctypes.c_void_p)
         _bind("clang_EvalResult_getKind", [ctypes.c_void_p], ctypes.c_int)
         _bind("clang_EvalResult_getAsLongLong", [ctypes.c_void_p], ctypes.c_longlong)
+        _bind("clang_EvalResult_getAsDouble", [ctypes.c_void_p], ctypes.c_double)
         _bind("clang_EvalResult_dispose", [ctypes.c_void_p], None)
         _bind("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int)
         _bind("clang_getBinaryOperatorKindSpelling", [ctypes.c_int], ci._CXString)
@@ -57,16 +58,33 @@ def new_index() -> ci.Index:
     return ci.Index.create()
 
 
-def const_int(cur: ci.Cursor) -> int | None:
-    """The integer value of a constant expression or const variable, else None."""
+_EVAL_INT, _EVAL_FLOAT = 1, 2  # CXEvalResultKind
+
+
+def _evaluated(cur: ci.Cursor, read):
+    """read(result, kind) of libclang's evaluation of the expression or const variable, else None."""
     lib()
     res = _lib.clang_Cursor_Evaluate(cur)
     if not res:
         return None
     try:
-        return _lib.clang_EvalResult_getAsLongLong(res) if _lib.clang_EvalResult_getKind(res) == 1 else None
+        return read(res, _lib.clang_EvalResult_getKind(res))
     finally:
         _lib.clang_EvalResult_dispose(res)
+
+
+def const_int(cur: ci.Cursor) -> int | None:
+    """The integer value of a constant expression or const variable, else None."""
+    return _evaluated(cur, lambda res, kind: _lib.clang_EvalResult_getAsLongLong(res) if kind == _EVAL_INT else None)
+
+
+def const_real(cur: ci.Cursor) -> float | None:
+    """The value of a constant floating-point (or integer) expression, else None."""
+    def read(res, kind):
+        if kind == _EVAL_INT:
+            return float(_lib.clang_EvalResult_getAsLongLong(res))
+        return _lib.clang_EvalResult_getAsDouble(res) if kind == _EVAL_FLOAT else None
+    return _evaluated(cur, read)
 
 
 def operator(cur: ci.Cursor) -> str:

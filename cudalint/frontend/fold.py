@@ -5,7 +5,7 @@ for what it leaves open — arithmetic over such values and local variables assi
 
 from __future__ import annotations
 
-from cudalint.frontend.clang import STEPS, CursorKind as K, TypeKind, const_int, operator, written_operands
+from cudalint.frontend.clang import STEPS, CursorKind as K, TypeKind, const_int, const_real, operator, written_operands
 
 _PASS = {K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR,
          K.CXX_STATIC_CAST_EXPR}
@@ -56,11 +56,31 @@ class Folder:
             return _MIN_MAX[c.spelling](args) if len(args) == 2 and None not in args else None
         return None
 
+    def real(self, c, depth: int = 0) -> float | None:
+        """The value of a floating-point expression the source fixes: libclang's evaluator,
+        through casts and local variables assigned once (`float alpha = 2.0f;`)."""
+        if c is None or depth > _MAX_DEPTH:
+            return None
+        v = const_real(c)
+        if v is not None:
+            return v
+        if c.kind in _PASS:
+            exprs = [ch for ch in c.get_children() if ch.kind.is_expression()]
+            return self.real(exprs[-1], depth + 1) if exprs else None
+        init = self._fixed_initialiser(c.referenced) if c.kind == K.DECL_REF_EXPR else None
+        return self.real(init, depth + 1) if init is not None else None
+
     def _variable(self, ref, known, depth) -> int | None:
+        if ref is not None and known and ref.hash in known:
+            return known[ref.hash]
+        init = self._fixed_initialiser(ref)
+        return self.value(init, known, depth + 1) if init is not None else None
+
+    def _fixed_initialiser(self, ref):
+        """The initialiser of a variable that keeps its value: a local assigned only there, or a
+        const global; else None."""
         if ref is None or ref.kind not in (K.VAR_DECL, K.PARM_DECL):
             return None
-        if known and ref.hash in known:
-            return known[ref.hash]
         if ref.kind == K.PARM_DECL or ref.hash in self.reassigned():
             return None
         init = _initialiser(ref)
@@ -69,7 +89,7 @@ class Folder:
         local = self.scope is not None and _inside(ref, self.scope)
         if not local and not ref.type.is_const_qualified():
             return None  # a mutable global: any function may change it
-        return self.value(init, known, depth + 1)
+        return init
 
     def reassigned(self) -> set:
         """Declaration hashes of the variables the function assigns after declaring them (or

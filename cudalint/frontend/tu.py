@@ -17,6 +17,7 @@ from cudalint.frontend.device import KernelBuilder, has_attr
 from cudalint.frontend.fold import Folder
 from cudalint.frontend.host import build_host_function
 from cudalint.frontend.parse import Parsed
+from cudalint.frontend.signature import signature
 from cudalint.model import Diagnostic, FileModel, Launch, Loc
 
 _CONFIG_CALLS = {"__cudaPushCallConfiguration", "cudaConfigureCall"}
@@ -29,6 +30,7 @@ _SCOPES = {K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL, K.CLASS_DECL, K.STRUCT
 _INTEGER_TYPES = {getattr(ci.TypeKind, n) for n in (
     "BOOL", "CHAR_U", "UCHAR", "USHORT", "UINT", "ULONG", "ULONGLONG", "CHAR_S", "SCHAR", "SHORT",
     "INT", "LONG", "LONGLONG", "ENUM")}
+_REAL_TYPES = {getattr(ci.TypeKind, n) for n in ("HALF", "FLOAT16", "FLOAT", "DOUBLE", "LONGDOUBLE")}
 _FUNCS = {K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR}
 
 
@@ -142,7 +144,8 @@ def _kernel_models(fn, src, instantiations, notes) -> list:
     bounds = _launch_bounds(src, fn)
     if fn.kind != K.FUNCTION_TEMPLATE:
         builder = KernelBuilder(fn, src.path, src.lines, src.text, src.loc)
-        return [builder.build(fn.spelling, (), bounds, comment, grid_dim_comment=grid_comment)]
+        return [replace(builder.build(fn.spelling, (), bounds, comment, grid_dim_comment=grid_comment),
+                        signature=signature(fn))]
     insts = instantiations.get(fn.get_usr(), {})
     if not insts:  # types and template values unknown: findings would be guesses
         notes.append(f"template kernel `{fn.spelling}`: no instantiation in this file, not analysed")
@@ -151,7 +154,8 @@ def _kernel_models(fn, src, instantiations, notes) -> list:
         targs = _template_args(inst)
         name = f"{fn.spelling}<{', '.join(map(str, targs))}>"
         builder = KernelBuilder(inst, src.path, src.lines, src.text, src.loc)
-        out.append(builder.build(name, targs, bounds, comment, grid_dim_comment=grid_comment))
+        out.append(replace(builder.build(name, targs, bounds, comment, grid_dim_comment=grid_comment),
+                           signature=signature(inst)))
     return out
 
 
@@ -224,7 +228,8 @@ def _launch(call, src, folder, cases=None):
                     template_args=targs, grid=grid, block=block, shared_bytes=shmem, loc=src.loc(call),
                     args_text=tuple(src.text(a) for a in call.get_arguments()),
                     block_args=_block_args(cfg_args[1], call) if len(cfg_args) > 1 else (),
-                    arg_values=tuple(_int_argument(a, folder, cases) for a in call.get_arguments()))
+                    arg_values=tuple(_int_argument(a, folder, cases) for a in call.get_arguments()),
+                    arg_reals=tuple(_real_argument(a, folder) for a in call.get_arguments()))
     return launch, (ref if ref is not None and targs else None)
 
 
@@ -234,6 +239,13 @@ def _int_argument(c, folder, cases):
     if kind not in _INTEGER_TYPES or c.extent.start.file is None:
         return None
     return folder.value(c, cases)
+
+
+def _real_argument(c, folder):
+    """The value of a floating-point kernel argument the host source fixes."""
+    if c.type.get_canonical().kind not in _REAL_TYPES or c.extent.start.file is None:
+        return None
+    return folder.real(c)
 
 
 def _int_or_default(c, default, folder, cases=None):

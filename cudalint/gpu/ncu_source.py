@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .evidence import kernel_basename, parse_number
+from .ncu_metrics import parse_number
+from .tool_output import kernel_basename
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ than the conflicting access's degree; the table shows both numbers it needs to c
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -64,11 +63,11 @@ def main(results_json: str) -> int:
 
 
 def _degree(findings, acc) -> int:
+    """The degree the static pass gives the access (its finding's property); 1 where none."""
     for f in findings:
-        if f.rule == "CUDA301" and f.line == acc.loc.line and (("writing" in f.message) == (acc.kind == "write")):
-            m = re.match(r"(\d+)-way", f.message)
-            if m:
-                return int(m.group(1))
+        props = dict(f.properties)
+        if f.rule == "CUDA301" and f.line == acc.loc.line and (props.get("access") == "write") == (acc.kind == "write"):
+            return int(props["degree"])
     return 1
 
 

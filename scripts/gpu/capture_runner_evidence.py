@@ -49,10 +49,10 @@ def sh(cmd, out: Path, cwd=None, timeout=120):
 
 def plan_for(path: str, line: int, kernel: str, category: str, rule: str):
     from cudalint.findings import Finding
-    from cudalint.gpu import runner
+    from cudalint.gpu import plan
     from cudalint.settings import Settings
     f = Finding(rule, category, category, "warning", path, line, 1, line, 1, "capture", kernel=kernel)
-    jobs = runner.plan_kernel_jobs(path, [f], [0], Settings())
+    jobs = plan.plan_kernel_jobs(path, [f], [0], Settings())
     return jobs[0].plan, jobs[0].problem
 
 
@@ -111,9 +111,9 @@ def main() -> int:
     d = out / "cap"
     d.mkdir(parents=True, exist_ok=True)
     from cudalint.gpu import evidence as ev
-    from cudalint.gpu import runner
+    from cudalint.gpu import execute, runner
     tl = runner.tools()
-    ncu, cs, py, child = tl["ncu"], tl["compute-sanitizer"], sys.executable, str(runner.CHILD)
+    ncu, cs, py, child = tl["ncu"], tl["compute-sanitizer"], sys.executable, str(execute.CHILD)
     sh([ncu, "--version"], d / "ncu_version.txt")
     sh([ncu, "--help"], d / "ncu_help.txt")
     sh([ncu, "--list-sections"], d / "ncu_sections.txt")

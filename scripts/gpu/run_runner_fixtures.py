@@ -89,12 +89,12 @@ def main(argv=None) -> int:
             if not ks:
                 continue
             rule = rules[m.code]
-            # the line's loads and stores, as a real finding names them (judges read the direction)
-            kinds = {e.kind for e in ks[0].events if isinstance(e, Access) and e.loc.line == m.line}
-            verbs = " and ".join(v for k, v in (("read", "load"), ("write", "store")) if k in kinds)
+            # the line's access, as a real finding types it (judges read the direction): a load or a
+            # store; neither where the line does both or only atomics
+            kinds = {e.kind for e in ks[0].events if isinstance(e, Access) and e.loc.line == m.line} & {"read", "write"}
             findings.append(Finding(rule.code, rule.name, rule.category, rule.severity, r.path, m.line, 1, m.line, 1,
-                                    f"probe of a must-stay-clean line ({rule.category}{'; ' + verbs if verbs else ''})",
-                                    kernel=ks[0].name))
+                                    f"probe of a must-stay-clean line ({rule.category})", kernel=ks[0].name,
+                                    properties=(("access", kinds.pop()),) if len(kinds) == 1 else ()))
             roles.append(("ok", m.line, m.code))
     real = [f for f in findings if f is not None]
     keep = tempfile.mkdtemp(prefix="runner-raw-")

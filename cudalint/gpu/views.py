@@ -1,0 +1,195 @@
+"""The source NVRTC compiles for ``--confirm``, and the variants of it that some checks run.
+
+* :func:`device_view` — the translation unit as NVRTC will see it: host-only functions (``main``,
+  host helpers) and host-only headers blanked out **line for line**, so that line numbers printed by
+  compute-sanitizer (built with ``-lineinfo``) are the user's line numbers; a ``#line 1 "file.cu"``
+  directive after a short prelude makes the tools print the user's file name too.
+* :func:`atomic_variant` — the view with one read-modify-write made atomic (differential runs).
+* :func:`arrival_variant` — the view with flagged ``__syncthreads()`` counting arrivals per thread.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .source import function_spans
+
+# ----------------------------------------------------------------------------- source views
+
+# headers NVRTC can compile (they ship with the toolkit or CCCL); everything else in <> is host
+DEVICE_HEADERS = re.compile(
+    r"^(cuda_fp16\.h|cuda_bf16\.h|cuda_fp8\.h|cuda_fp4\.h|cuda_fp6\.h|mma\.h|cooperative_groups\.h|"
+    r"cooperative_groups/.*|cuda/.*|cub/.*|cuda_pipeline.*\.h|cuda_awbarrier.*\.h|"
+    r"sm_\d+_intrinsics\.h|crt/.*)$")
+_INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+PRELUDE = """\
+// cudalint --confirm: device-only view of {path} (host code blanked line for line)
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#ifndef NAN
+#define NAN __int_as_float(0x7fffffff)
+#endif
+typedef signed char int8_t; typedef unsigned char uint8_t; typedef short int16_t;
+typedef unsigned short uint16_t; typedef int int32_t; typedef unsigned int uint32_t;
+typedef long long int64_t; typedef unsigned long long uint64_t;
+"""
+
+
+def device_view(source: str, path: str = "input.cu", defines: tuple = (),
+                include_dirs: tuple = ()) -> tuple[str, int]:
+    """The source NVRTC compiles, and the number of prelude lines before the user's line 1.
+
+    Host-only function definitions (neither ``__global__`` nor ``__device__``; ``constexpr`` ones
+    are kept), host-only
+    ``#include <...>`` lines and ``using namespace std;`` are replaced by empty lines, so every
+    kept line keeps its number. The user's own headers (found beside the file or in
+    `include_dirs`) get the same treatment in place of their #include, each once, between
+    `#line` directives that keep every line's name and number (NVRTC has no C library for the
+    host headers they include); `view_row` finds a user line in the view.
+    """
+    body = _device_lines(source, path, include_dirs, set(), 0)
+    prelude = PRELUDE.format(path=path)
+    if not re.search(r"\bu?int(8|16|32|64)_t\b", source):
+        prelude = "\n".join(prelude.split("\n")[:7]) + "\n"
+    for d in defines:
+        name, _, val = d.partition("=")
+        prelude += f"#define {name} {val or 1}\n"
+    head = prelude + f'#line 1 "{_base(path)}"\n'
+    return head + "\n".join(body), head.count("\n")
+
+
+_LINE_DIRECTIVE = re.compile(r'^#line (\d+) "([^"]*)"$')
+
+
+def view_row(view_lines: list, offset: int, line: int) -> int | None:
+    """The index in the view of the user's `line` (the file named at `offset - 1`)."""
+    m = _LINE_DIRECTIVE.match(view_lines[offset - 1]) if 0 < offset <= len(view_lines) else None
+    if m is None:
+        return None
+    main, name, number = m.group(2), m.group(2), int(m.group(1))
+    for i in range(offset, len(view_lines)):
+        d = _LINE_DIRECTIVE.match(view_lines[i])
+        if d:
+            number, name = int(d.group(1)), d.group(2)
+            continue
+        if name == main and number == line:
+            return i
+        number += 1
+    return None
+
+
+def _base(path: str) -> str:
+    return path.replace("\\", "/").split("/")[-1].replace('"', "")
+
+
+def _find_header(name: str, path: str, include_dirs) -> Path | None:
+    for d in (Path(path).resolve().parent, *map(Path, include_dirs)):
+        cand = d / name
+        if cand.is_file():
+            return cand.resolve()
+    return None
+
+
+def _device_lines(source: str, path: str, include_dirs, seen: set, depth: int) -> list:
+    """`source` with host code blanked line for line and the user headers it includes expanded
+    in place (a header's text between `#line` directives, once per view)."""
+    lines = source.split("\n")
+    spans = function_spans(source)
+    blank = set()
+    for sp in spans:
+        if sp.is_kernel or sp.is_device:
+            continue
+        if "constexpr" in sp.header.split("(")[0]:
+            continue
+        # a host function nested inside a kept function cannot happen; lambdas are not spans
+        for ln in range(sp.start_line, sp.end_line + 1):
+            blank.add(ln)
+    out = []
+    for n, line in enumerate(lines, start=1):
+        if n in blank:
+            out.append("")
+            continue
+        m = _INCLUDE_RE.match(line)
+        found = _find_header(m.group(2).strip(), path, include_dirs) if m and depth < 8 else None
+        if found is not None:
+            if found in seen:
+                out.append("")
+                continue
+            seen.add(found)
+            inner = _device_lines(found.read_text(encoding="utf-8", errors="replace"), str(found),
+                                  include_dirs, seen, depth + 1)
+            out.append("\n".join([f'#line 1 "{found.name}"', *inner, f'#line {n + 1} "{_base(path)}"']))
+            continue
+        if m and m.group(1) == "<" and not DEVICE_HEADERS.match(m.group(2).strip()):
+            out.append("")
+            continue
+        if re.match(r"^\s*using\s+namespace\s+std\s*;", line):
+            out.append("")
+            continue
+        out.append(line)
+    return out
+
+
+# ----------------------------------------------------------------------------- variants
+
+
+_LVALUE = r"(?:\*\s*)?[A-Za-z_]\w*(?:\s*(?:\[[^\[\];()]*\]|(?:\.|->)\s*\w+))*"
+_RMW = re.compile(rf"(?P<lhs>{_LVALUE})\s*(?P<op>[+-])=\s*(?P<rhs>[^;]+);")
+_EXTREMUM = re.compile(rf"(?P<lhs>{_LVALUE})\s*=\s*(?P<fn>max|min)\s*\(\s*(?P=lhs)\s*,\s*(?P<rhs>[^;]+)\)\s*;")
+_INCDEC = re.compile(rf"(?:(?P<pre>\+\+|--)\s*(?P<lhs1>{_LVALUE})|(?P<lhs2>{_LVALUE})\s*(?P<post>\+\+|--))\s*;")
+
+
+def atomic_variant(view: str, offset: int, line: int) -> str | None:
+    """The device view with the read-modify-write on source line `line` (`x += v`, `x -= v`,
+    `x++`, `--x`) made an atomicAdd (`x = max(x, v)`: atomicMax, `min`: atomicMin), or None when
+    the line holds none that is plain to rewrite.
+    Run beside the original, a lost update shows as a different result even when every run of
+    the racy kernel loses the same updates (a warp's lanes all adding to one counter)."""
+    lines = view.split("\n")
+    k = view_row(lines, offset, line)
+    if k is None:
+        return None
+    text = lines[k]
+    m, atomic = _RMW.search(text), "atomicAdd"
+    if m:
+        lhs, amount = m["lhs"], m["rhs"].strip() if m["op"] == "+" else f"-({m['rhs'].strip()})"
+    elif m := _EXTREMUM.search(text):
+        lhs, amount, atomic = m["lhs"], m["rhs"].strip(), {"max": "atomicMax", "min": "atomicMin"}[m["fn"]]
+    else:
+        m = _INCDEC.search(text)
+        if not m:
+            return None
+        lhs, amount = m["lhs1"] or m["lhs2"], "1" if "+" in (m["pre"] or m["post"]) else "-1"
+    if not any(c in lhs for c in "*[>"):
+        return None  # a local variable: nothing shared to update atomically
+    new = f"{atomic}(&({lhs.strip()}), {amount});"
+    lines[k] = text[:m.start()] + new + text[m.end():]
+    return "\n".join(lines)
+
+
+# The counters the child reads back by name (`cudalint_arrivals`, extern "C": not mangled).
+_ARRIVE = """extern "C" {{ __device__ unsigned int cudalint_arrivals[{slots}]; }}
+static __device__ inline void cudalint_arrive(unsigned int k) {{
+  unsigned int blocks = gridDim.x * gridDim.y * gridDim.z, threads = blockDim.x * blockDim.y * blockDim.z;
+  unsigned int block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  unsigned int slot = (k * blocks + block) * threads + threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  if (slot < {slots}u) cudalint_arrivals[slot] += 1;
+}}
+"""
+
+
+def arrival_variant(view: str, offset: int, lines: list[int], slots: int) -> str | None:
+    """The device view with each `__syncthreads()` on `lines` counting, per thread, how often it
+    gets there (slot (k*blocks + block)*threads + thread for the k-th line), or None when none of
+    the lines holds a `__syncthreads()`. Threads of one block that arrive different numbers of
+    times show a divergent barrier even where nothing hangs (threads that exit)."""
+    out = view.split("\n")
+    found = 0
+    for k, line in enumerate(lines):
+        i = view_row(out, offset, line)
+        if i is not None:
+            out[i], n = re.subn(r"\b__syncthreads\s*\(\s*\)", f"(cudalint_arrive({k}u), __syncthreads())", out[i])
+            found += n
+    return _ARRIVE.format(slots=slots) + "\n".join(out) if found else None
