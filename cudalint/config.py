@@ -16,6 +16,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cudalint.findings import SEVERITIES
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -23,7 +25,6 @@ else:  # pragma: no cover
 
 CONFIG_NAMES = ("cudalint.toml", ".cudalint.toml", "pyproject.toml")
 _MENTIONS_US = re.compile(r"^\s*\[+\s*tool\s*\.\s*[\"']?cudalint\b|^\s*tool\s*\.\s*[\"']?cudalint\b", re.M)
-SEVERITY_LEVELS = ("error", "warning", "note")
 
 
 class ConfigError(ValueError):
@@ -246,8 +247,8 @@ def _severity(v, root):
     from cudalint.registry import resolve
     out = {}
     for code, level in _table(v).items():
-        if level not in SEVERITY_LEVELS:
-            raise ValueError(f"{code!r}: expected one of {', '.join(SEVERITY_LEVELS)}, got {level!r}")
+        if level not in SEVERITIES:
+            raise ValueError(f"{code!r}: expected one of {', '.join(SEVERITIES)}, got {level!r}")
         for c in sorted(resolve([code])):
             out[c] = level
     return out

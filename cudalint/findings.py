@@ -16,7 +16,7 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-SEVERITIES = ("note", "warning", "error")
+SEVERITIES = ("error", "warning", "note")  # the one order, most severe first
 REPOSITORY_URL = "https://github.com/cudalint/cudalint"  # where the rules' documentation lives
 DOCS_BRANCH = "main"
 

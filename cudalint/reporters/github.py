@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from cudalint.findings import project_path
+from cudalint.findings import SEVERITIES, project_path
 
 SHOWN_PER_LEVEL = 10
 SUMMARY_LIMIT = 1024 * 1024 - 4096  # GitHub rejects step summaries over 1 MiB
@@ -60,7 +60,7 @@ def _cell(s: str) -> str:
 
 def summary_markdown(findings, run) -> str:
     sev = Counter(f.severity for f in findings)
-    head = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s in ("error", "warning", "note") if (n := sev[s]))
+    head = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s in SEVERITIES if (n := sev[s]))
     rows = ["## cudalint", "", f"{len(findings)} finding{'s' if len(findings) != 1 else ''} ({head}) "
             f"in {run.files_checked} file{'s' if run.files_checked != 1 else ''} checked.", "",
             "| Location | Rule | Severity | Message |", "|---|---|---|---|"]

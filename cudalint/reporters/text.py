@@ -9,6 +9,8 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from cudalint.findings import SEVERITIES
+
 _STYLE = {"error": "bold red", "warning": "bold yellow", "note": "bold cyan"}
 
 
@@ -58,7 +60,7 @@ def summary(findings, run) -> str:
     if not findings:
         return f"No findings in {_files(run.files_checked)}."
     sev = Counter(f.severity for f in findings)
-    parts = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s in ("error", "warning", "note") if (n := sev[s]))
+    parts = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s in SEVERITIES if (n := sev[s]))
     n = len(findings)
     files = len({f.path for f in findings})
     return f"Found {n} finding{'s' if n != 1 else ''} ({parts}) in {_files(files)}; {_files(run.files_checked)} checked."
