@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -363,7 +364,8 @@ def fuzz(paths: list[Path], seed: int, count: int, jobs: int, budget: float, bat
         run = run_cudalint(files, mutants_dir, budget)
         done = next(finished)
         if progress:
-            print(f"batch {done}/{len(batches)}: {run.seconds:.1f} s {' '.join(run.problems)}", file=sys.stderr)
+            print(f"batch {done}/{len(batches)}: {run.seconds:.1f} s {' '.join(run.problems)}",
+                  file=sys.stderr)
         return run
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
@@ -401,10 +403,7 @@ def _as_json(report: Report) -> dict:
 
 def summary(report: Report, work: Path) -> str:
     seconds = [r.seconds for r in report.batches]
-    by_problem: dict[str, int] = {}
-    for c in report.culprits:
-        for p in c.run.problems:
-            by_problem[p] = by_problem.get(p, 0) + 1
+    by_problem = Counter(p for c in report.culprits for p in c.run.problems)
     rows = [("mutants", len(report.mutants)), ("batches", len(report.batches)),
             ("failing batches", sum(bool(r.problems) for r in report.batches)),
             ("culprit files", len(report.culprits))]
