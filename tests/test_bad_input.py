@@ -73,6 +73,16 @@ def test_huge_file_is_skipped(work, capsys):
     assert code == 2
 
 
+def test_file_nested_deeper_than_libclang_parses_is_skipped(work, capsys):
+    # libclang's parser overflows its stack at about 2000 nested brackets (a dead worker)
+    (work / "deep.cu").write_text("__global__ void k(int* p) { p[0] = " + "(" * 3000 + "1" + ")" * 3000 + "; }\n")
+    (work / "bug.cu").write_text(BUGGY)
+    code, out, err = run(capsys, "-q", "deep.cu", "bug.cu")
+    assert "deep.cu: error: brackets nest 3001 deep, more than the 1000 libclang can parse without crashing; skipped" in err
+    assert "bug.cu:2:14: CUDA101" in out  # the rest of the run goes on
+    assert code == 2
+
+
 def test_nonexistent_path_is_reported_and_others_still_checked(work, capsys):
     (work / "bug.cu").write_text(BUGGY)
     code, out, err = run(capsys, "-q", "nope.cu", "bug.cu")

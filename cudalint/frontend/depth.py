@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 
 MAX_NESTING = 100  # brackets of any kind; real kernels stay far below it
+# libclang's own parser overflows its stack (a segfault that kills the worker) at about 2000
+# nested brackets: a file nested deeper than this is not given to it at all
+MAX_PARSE_NESTING = 1000
 # Statements and expressions the kernel walker may have open at once, inlined helpers included:
 # the text check above sees one function, a helper from another function or a header is only
 # measured as the walk reaches it (cudalint.frontend.device counts them).

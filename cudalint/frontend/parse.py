@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import clang.cindex as ci
 
 from cudalint.frontend import clang as cx, prelude
+from cudalint.frontend.depth import MAX_PARSE_NESTING, nesting
 from cudalint.frontend.flags import COMPAT_DIR, base_args, file_args, resolve_mode
 from cudalint.model import Diagnostic
 from cudalint.settings import Settings
@@ -41,12 +42,17 @@ def read_source(path: str) -> tuple[str | None, Diagnostic | None]:
     if b"\0" in data[:65536]:
         return None, Diagnostic(path, 0, 0, "error", "binary file (contains NUL bytes); skipped", "input")
     try:
-        return data.decode("utf-8"), None
+        text, problem = data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
-        return data.decode("utf-8", errors="replace"), Diagnostic(
+        text, problem = data.decode("utf-8", errors="replace"), Diagnostic(
             path, line, 0, "warning", f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at line {line}); "
                                       "analysed with replacement characters", "input")
+    deep = nesting(text)
+    if deep > MAX_PARSE_NESTING:
+        return None, Diagnostic(path, 0, 0, "error", f"brackets nest {deep} deep, more than the {MAX_PARSE_NESTING} "
+                                "libclang can parse without crashing; skipped", "input")
+    return text, problem
 
 
 def _index() -> ci.Index:
