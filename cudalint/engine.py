@@ -9,6 +9,7 @@ import traceback
 from dataclasses import dataclass, field
 
 from cudalint.columns import to_code_points
+from cudalint.analysis.races import PAIR_CAP
 from cudalint.findings import Finding
 from cudalint.launch_index import facts_of, guessed_kernels, second_pass
 from cudalint.model import Diagnostic, FileModel
@@ -78,8 +79,13 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
             diags.append(_failure(path, f"in rule {rule.code}", exc))
             if settings.verbose:
                 ctx.skipped.append((rule.code, traceback.format_exc()))
-    if any("budget" in why for _, why in ctx.skipped):
+    if any("file time budget" in why for _, why in ctx.skipped):
         diags.append(budget_diagnostic(path, settings.file_budget_s, "some checks were skipped"))
+    capped = [(what, why) for what, why in ctx.skipped if why.startswith(PAIR_CAP)]
+    if capped:  # a cap on work, not on time: a larger --file-budget would not help
+        what, why = capped[0]
+        diags.append(Diagnostic(path, 0, 0, "error", f"{what}: {why.removeprefix(PAIR_CAP + ': ')}; the rest "
+                                "were not checked", "limit"))
     findings = _first_per_place(sorted(set(findings), key=Finding.sort_key))
     notes = list(model.notes) + [f"{what}: {why}" for what, why in ctx.skipped]
     return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels), includes,

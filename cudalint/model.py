@@ -268,7 +268,7 @@ class Diagnostic:
     column: int
     severity: str  # error | warning
     message: str
-    kind: str = "parse"  # parse | input | budget | crash | depth (cudalint.outcomes says what each costs)
+    kind: str = "parse"  # parse | input | budget | limit | crash | depth (cudalint.outcomes says what each costs)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ _MISSING_HEADER = "file not found"
 class Gap:
     """One file that was not fully checked: the first reason, and how many errors there were."""
     path: str
-    kind: str  # the Diagnostic kind of the first error (parse | input | budget | crash | depth)
+    kind: str  # the Diagnostic kind of the first error (parse | input | budget | limit | crash | depth)
     line: int
     column: int
     message: str
@@ -78,7 +78,8 @@ def summary_line(found: list[Gap]) -> str:
     if not found:
         return ""
     labels = {"parse": "with parse errors", "input": "unreadable", "budget": "over the time budget",
-              "crash": "where an analysis failed", "depth": "nested too deeply"}
+              "crash": "where an analysis failed", "depth": "nested too deeply",
+              "limit": "over a work limit"}
     kinds = Counter(g.kind for g in found)
     parts = ", ".join(f"{n} {labels.get(k, k)}" for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
     n = len(found)

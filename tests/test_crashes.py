@@ -153,3 +153,16 @@ def test_cooperative_groups_sync_with_cuda_13_headers(work, capsys):
         "int main() { k<<<1, 64>>>(0); }\n")
     for mode in ("toolkit", "shim"):
         assert run(capsys, "--cuda-mode", mode, "cg.cu") == (0, "No findings in 1 file.\n", "")
+
+
+def test_kernel_over_the_race_pair_limit_says_so_not_time(work, capsys, monkeypatch):
+    # a cap on work, not on time: the message must not advise a larger --file-budget
+    from cudalint.analysis import races
+    monkeypatch.setattr(races, "MAX_PAIRS", 2)
+    stores = "\n".join(f"  if (threadIdx.x == {k}) s[{k}] = {k};" for k in range(6))
+    (work / "many.cu").write_text("__global__ void many(int* out) {\n  __shared__ int s[8];\n"
+                                  f"{stores}\n  __syncthreads();\n  out[threadIdx.x] = s[threadIdx.x % 8];\n}}\n")
+    code, out, err = run(capsys, "-q", "-j", "1", "--cuda-mode", "shim", "many.cu")
+    assert err == "many.cu: error: races in many: stopped after 2 pairs of accesses; the rest were not checked\n"
+    assert out.endswith("1 file not fully checked (1 over a work limit); their findings may be incomplete.\n")
+    assert code == 2

@@ -22,7 +22,8 @@ from cudalint.analysis.threads import loop_definition
 from cudalint.model import BLOCK, THREAD, Access, Barrier, Kernel, Op, Sym, syms
 from cudalint.symbolic import NeedsBitVectors, as_bool, check, conjuncts, div, minimize, solver, to_z3, value, variable
 
-MAX_PAIRS = 600  # per kernel; the rest is skipped (and said so under --verbose)
+MAX_PAIRS = 600  # per kernel; the rest is skipped (and the file reported not fully checked)
+PAIR_CAP = "pair budget spent"
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,8 @@ def _search(ctx, kernel: Kernel, pairs: list, found: dict, budget: int) -> int:
             continue
         budget -= 1
         if budget < 0 or ctx.out_of_time():
-            ctx.skipped.append((f"races in {kernel.name}", "pair budget or file time budget spent"))
+            why = f"{PAIR_CAP}: stopped after {MAX_PAIRS} pairs of accesses" if budget < 0 else "file time budget spent"
+            ctx.skipped.append((f"races in {kernel.name}", why))
             return budget
         for shapes in sets:
             race = shapes.under_every(lambda g: _check_pair(kernel, i, j, g, (block_iv, warp_iv, grid_iv),
