@@ -91,8 +91,10 @@ def _value(stored, th):
     return to_z3(stored.expr, var, th.side, th.ints)
 
 
-def _unwritten(kernel, array) -> bool:
-    return array.read_only or not any(isinstance(e, Access) and e.array == array and e.kind != "read"
+def _unwritten(kernel, array, but_atomics: bool = False) -> bool:
+    """No access of the kernel writes `array` (`but_atomics`: none but atomic updates)."""
+    allowed = ("read", "atomic") if but_atomics else ("read",)
+    return array.read_only or not any(isinstance(e, Access) and e.array == array and e.kind not in allowed
                                       for e in kernel.events)
 
 
@@ -111,14 +113,10 @@ def equal_loads(kernel, exprs, t1, t2, lanes: bool = False) -> list:
             continue
         seen.add(s)
         array, offset = sites[s]
-        if not (_unwritten(kernel, array) or lanes and _atomic_only(kernel, array)):
+        if not _unwritten(kernel, array, but_atomics=lanes):
             continue
         v1, v2 = t1.var(s), t2.var(s)
         if not v1.eq(v2):  # one variable for both threads already: nothing to say
             facts.append(z3.Implies(t1.term(offset) == t2.term(offset), v1 == v2))
         todo += syms(offset)
     return facts
-
-
-def _atomic_only(kernel, array) -> bool:
-    return all(e.kind != "write" for e in kernel.events if isinstance(e, Access) and e.array == array)

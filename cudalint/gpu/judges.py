@@ -113,6 +113,7 @@ def _judge_misaligned_debug(f: Finding, job: KernelJob) -> Confirmation:
                                 f"({len(mis)} report(s); {_launch_summary(job)}; {_geom_text(job)})")
         # the hardware-exception form ("Misaligned shared or local address / at k+0x120 in f.cu:90"),
         # printed for generic-pointer accesses, which parse_memcheck does not read
+        exception_lines = set()
         for head, details in records(mc.output):
             if "misaligned" in head.lower() and not head.lower().startswith(("invalid", "program hit")):
                 loc = at_location(details)
@@ -120,8 +121,8 @@ def _judge_misaligned_debug(f: Finding, job: KernelJob) -> Confirmation:
                     return Confirmation("confirmed", "compute-sanitizer memcheck",
                                         f"{head} at line {f.line} ({_launch_summary(job)}; {_geom_text(job)})")
                 if loc is not None and loc.line:
-                    reports.append(type("R", (), {"misaligned": True, "line": loc.line})())
-        others = sorted({_user_line(a, job) for a in reports if a.misaligned and _user_line(a, job)})
+                    exception_lines.add(loc.line)
+        others = sorted({_user_line(a, job) for a in reports if a.misaligned and _user_line(a, job)} | exception_lines)
         if others:
             return Confirmation("unsupported", "compute-sanitizer memcheck",
                                 f"not reached: the kernel stops at the misaligned access on line "
