@@ -41,6 +41,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cudalint.discover import discover
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_PATHS = [REPO / "fixtures", REPO / "examples"]
 SEED_SUFFIXES = (".cu", ".cuh")
@@ -199,17 +201,12 @@ class Mutant:
 
 
 def seed_files(paths: list[Path]) -> list[Path]:
-    found = set()
-    for p in paths:
-        if p.is_dir():
-            found.update(f for f in p.rglob("*") if f.suffix in SEED_SUFFIXES and f.is_file())
-        elif p.is_file():
-            found.add(p)
-        else:
-            raise SystemExit(f"fuzz: no such file or folder: {p}")
-    if not found:
-        raise SystemExit("fuzz: no .cu or .cuh files to mutate")
-    return sorted(found)
+    """The files cudalint itself would check under `paths`, sorted (a seed's mutants do not
+    depend on the walk's order)."""
+    found, problems = discover([str(p) for p in paths], SEED_SUFFIXES)
+    if problems:
+        raise SystemExit(f"fuzz: {problems[0]}")
+    return sorted(Path(f) for f in found)
 
 
 def make_mutant(index: int, seed: int, seeds: list[Path], folder: Path) -> Mutant:
@@ -239,7 +236,7 @@ def make_mutant(index: int, seed: int, seeds: list[Path], folder: Path) -> Mutan
 
 
 @dataclass
-class Run:
+class LinterRun:
     files: list[str]
     returncode: int | None  # None: killed at the time limit
     stdout: str
@@ -258,7 +255,7 @@ def time_limit(files: int, budget: float) -> float:
     return STARTUP_S + PASSES * files * (budget + GRACE_S)
 
 
-def run_cudalint(files: list[str], folder: Path, budget: float) -> Run:
+def run_cudalint(files: list[str], folder: Path, budget: float) -> LinterRun:
     limit = time_limit(len(files), budget)
     start = time.monotonic()
     # a session of its own, so that a hang is killed with every worker it started
@@ -271,7 +268,7 @@ def run_cudalint(files: list[str], folder: Path, budget: float) -> Run:
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
         returncode = None
-    run = Run(files, returncode, out.decode(errors="replace"), err.decode(errors="replace"),
+    run = LinterRun(files, returncode, out.decode(errors="replace"), err.decode(errors="replace"),
               time.monotonic() - start, limit)
     run.problems = judge(run)
     return run
@@ -282,7 +279,7 @@ FINDING_KEYS = {"rule", "name", "category", "severity", "path", "line", "column"
                 "end_column", "message", "kernel", "related", "confirmation"}
 
 
-def judge(run: Run) -> list[str]:
+def judge(run: LinterRun) -> list[str]:
     """What the run did that the contract forbids, as short labels; [] when all is well."""
     problems = []
     if run.returncode is None or run.seconds > run.limit:
@@ -324,7 +321,7 @@ def _findings(stdout: str) -> list[dict] | None:
 @dataclass
 class Culprit:
     mutant: Mutant
-    run: Run
+    run: LinterRun
     kept_as: str
 
 
@@ -332,9 +329,9 @@ class Culprit:
 class Report:
     seed: int
     mutants: list[Mutant]
-    batches: list[Run]
+    batches: list[LinterRun]
     culprits: list[Culprit]
-    unexplained: list[Run]  # failing batches that no single file of theirs reproduces
+    unexplained: list[LinterRun]  # failing batches that no single file of theirs reproduces
     budget: float
 
     @property
@@ -360,7 +357,7 @@ def fuzz(paths: list[Path], seed: int, count: int, jobs: int, budget: float, bat
     batches = [[str(m.path) for m in mutants[i:i + batch_size]] for i in range(0, len(mutants), batch_size)]
     finished = itertools.count(1)  # next() on it is atomic: batches finish in several threads
 
-    def run_batch(files: list[str]) -> Run:
+    def run_batch(files: list[str]) -> LinterRun:
         run = run_cudalint(files, mutants_dir, budget)
         done = next(finished)
         if progress:
@@ -388,7 +385,7 @@ def fuzz(paths: list[Path], seed: int, count: int, jobs: int, budget: float, bat
 
 
 def _as_json(report: Report) -> dict:
-    def run_json(run: Run) -> dict:
+    def run_json(run: LinterRun) -> dict:
         return {"files": run.files, "returncode": run.returncode, "seconds": round(run.seconds, 2),
                 "limit": run.limit, "problems": run.problems, "stderr_tail": run.stderr[-2000:]}
     return {"seed": report.seed, "file_budget": report.budget,

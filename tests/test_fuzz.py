@@ -111,8 +111,8 @@ def test_a_mutant_gets_the_headers_its_seed_includes(tmp_path):
 GOOD = json.dumps([{k: None for k in fuzz.FINDING_KEYS} | {"rule": "CUDA001", "message": "not fully checked: x"}])
 
 
-def fake_run(returncode=0, stdout=GOOD, stderr="", seconds=1.0) -> fuzz.Run:
-    return fuzz.Run(["a.cu"], returncode, stdout, stderr, seconds, limit=60.0)
+def fake_run(returncode=0, stdout=GOOD, stderr="", seconds=1.0) -> fuzz.LinterRun:
+    return fuzz.LinterRun(["a.cu"], returncode, stdout, stderr, seconds, limit=60.0)
 
 
 def test_judge_passes_a_run_within_the_contract():
