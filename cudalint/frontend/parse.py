@@ -27,6 +27,7 @@ class Parsed:
     mode: str
     diagnostics: list[Diagnostic]
     headers: tuple = ()  # every header the parse read, those inside the prelude PCH included
+    nesting: int = 0  # the deepest bracket nesting of the text (no function of it nests deeper)
 
 
 def read_source(path: str) -> tuple[str | None, Diagnostic | None]:
@@ -48,10 +49,6 @@ def read_source(path: str) -> tuple[str | None, Diagnostic | None]:
         text, problem = data.decode("utf-8", errors="replace"), Diagnostic(
             path, line, 0, "warning", f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at line {line}); "
                                       "analysed with replacement characters", "input")
-    deep = nesting(text)
-    if deep > MAX_PARSE_NESTING:
-        return None, Diagnostic(path, 0, 0, "error", f"brackets nest {deep} deep, more than the {MAX_PARSE_NESTING} "
-                                "libclang can parse without crashing; skipped", "input")
     return text, problem
 
 
@@ -77,6 +74,11 @@ def prepare(path: str, settings: Settings) -> None:
 def parse(path: str, settings: Settings) -> Parsed:
     text, problem = read_source(path)
     diags = [problem] if problem else []
+    deep = nesting(text) if text is not None else 0
+    if deep > MAX_PARSE_NESTING:
+        text = None
+        diags.append(Diagnostic(path, 0, 0, "error", f"brackets nest {deep} deep, more than the {MAX_PARSE_NESTING} "
+                                "libclang can parse without crashing; skipped", "input"))
     if text is None:
         return Parsed(path, "", None, "none", diags)
     mode, root = resolve_mode(settings)
@@ -100,7 +102,7 @@ def parse(path: str, settings: Settings) -> Parsed:
     if tu is None:
         diags.append(Diagnostic(path, 0, 0, "error", "libclang could not parse this file at all "
                                 f"(flags: {' '.join(args)})"))
-        return Parsed(path, text, None, mode, diags)
+        return Parsed(path, text, None, mode, diags, nesting=deep)
     if len(attempts) > 1 and attempt is attempts[-1]:  # an arch or flag clang rejects
         diags.append(Diagnostic(path, 0, 0, "warning", "libclang rejected the configured flags; "
                                 "parsed with cudalint's defaults instead"))
@@ -108,7 +110,7 @@ def parse(path: str, settings: Settings) -> Parsed:
     headers = {inc.include.name for inc in tu.get_includes()}
     if "-include-pch" in attempt:  # the PCH's headers are not listed by get_includes()
         headers |= set(prelude.headers_of(attempt[attempt.index("-include-pch") + 1]))
-    return Parsed(path, text, tu, mode, diags, tuple(sorted(os.path.realpath(h) for h in headers)))
+    return Parsed(path, text, tu, mode, diags, tuple(sorted(os.path.realpath(h) for h in headers)), deep)
 
 
 _GPUVERIFY = re.compile(r"\b__(requires|ensures|invariant|global_invariant|requires_fresh_array|axiom|assume|"

@@ -93,7 +93,8 @@ def build_model(parsed: Parsed) -> FileModel:
     for fn in _functions(parsed.tu.cursor, src):
         if not fn.is_definition():
             continue
-        if depth.nesting(depth.function_text(src.lines, fn.extent.start.line, fn.extent.end.line)) > depth.MAX_NESTING:
+        if parsed.nesting > depth.MAX_NESTING and \
+                depth.nesting(depth.function_text(src.lines, fn.extent.start.line, fn.extent.end.line)) > depth.MAX_NESTING:
             too_deep.append(Diagnostic(src.path, fn.extent.start.line, fn.extent.start.column, "error",
                                        f"`{fn.spelling}` nests more than {depth.MAX_NESTING} levels deep; "
                                        "not analysed", "depth"))
