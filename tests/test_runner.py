@@ -16,6 +16,7 @@ from cudalint.gpu.host import judge_host
 from cudalint.gpu.proc import Run
 from cudalint.model import Launch, Loc
 from cudalint.settings import Settings
+from workflow_helpers import gpu_child
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "gpu"
@@ -435,7 +436,7 @@ def test_judge_values_in_another_order_is_no_race():
 
 def test_child_tells_a_reordering_from_a_change():
     np = pytest.importorskip("numpy")
-    ch = _child()
+    ch = gpu_child()
     for dtype in ("u4", "f4"):
         first = np.array([1, 2, 3, 4], dtype="<" + dtype).view("u1")
         moved = ch._compare(np, first, np.array([3, 1, 4, 2], dtype="<" + dtype).view("u1"), dtype, execute.FLOAT_RTOL)
@@ -444,20 +445,12 @@ def test_child_tells_a_reordering_from_a_change():
         assert lost["beyond"] and not lost.get("permuted")
 
 
-def _child():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("cudalint_child", ROOT / "cudalint/gpu/child.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_child_compares_floats_with_a_relative_tolerance():
     """Real totals of fixtures/races/global_accumulate.cu, 12 launches each from identical inputs (H200):
     the float atomicAdd sum moves by rounding only, the plain `+=` sum loses updates."""
     import json
     np = pytest.importorskip("numpy")  # the child's own dependency (CuPy needs it); in the test extra
-    ch = _child()
+    ch = gpu_child()
     runs = json.loads((RUNNER_DATA / "global_accumulate_runs.json").read_text())
 
     def worst(key, dtype):
@@ -478,7 +471,7 @@ def test_child_compares_floats_with_a_relative_tolerance():
 
 def test_child_fills_index_buffers_with_aligned_small_offsets():
     np = pytest.importorskip("numpy")
-    ch = _child()
+    ch = gpu_child()
     rng = np.random.default_rng(1)
     idx = ch._fill(np, rng, "i4", 4096, "index").view("<i4")
     assert set(np.unique(idx)) == {16 * k for k in range(1, 8)}
@@ -743,7 +736,7 @@ def test_child_runs_the_atomic_variant_beside_the_kernel():
     """_variant with a stand-in for CuPy: the variant's result is compared with the first run's,
     and a failing variant reports its error instead of raising."""
     np = pytest.importorskip("numpy")
-    child = _child()
+    child = gpu_child()
 
     class Buf:
         def __init__(self, n):

@@ -28,6 +28,15 @@ int main() {{
 }}
 """
 FIXED = BUGGY.replace(KERNEL_LINE, FIXED_LINE)
+
+
+def gpu_child():
+    """cudalint/gpu/child.py, loaded by path as the runner runs it (it imports nothing of cudalint)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("cudalint_child", REPO / "cudalint/gpu/child.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 MSG = ("misaligned float4 load `*reinterpret_cast<const float4*>(in + threadIdx.x)`: thread (1,0,0) accesses "
        "byte offset 4 from the aligned base of `in`; float4 needs 16-byte alignment (blockDim=(64, 1, 1) from "
        "the launch at line {launch})")

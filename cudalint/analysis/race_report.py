@@ -77,5 +77,6 @@ def properties(race: Race) -> tuple:
     """Typed facts of a race finding: its two threads, the memory, the launch shape, the alias."""
     return ((("first_thread", str(race.first_thread)), ("second_thread", str(race.second_thread)))
             + witness_property(race.first_thread, race.second_thread)
-            + (("memory_space", race.second.array.space),) + race.geometry.properties()
+            + (("memory_space", race.second.array.space), ("array", race.second.array.name))
+            + race.geometry.properties()
             + ((("aliased", f"{race.alias.kept}={race.alias.merged}"),) if race.alias else ()))

@@ -4,7 +4,8 @@ Scalars come from the launch site's argument values (the model's, as the front e
 else values that make typical guards true; device buffers are sized by a z3 bound on every byte
 offset the kernel can touch at the launch shape (a generous heuristic where the offset is
 data-dependent) and filled with non-zero random data in the child; integer buffers whose values
-offset a vector access (:func:`index_buffers`) get small multiples of 16 instead.
+offset a vector access (:func:`index_buffers`) get small multiples of 16 instead, those whose values
+index other memory (:func:`offset_buffers`) 0 to 7.
 """
 
 from __future__ import annotations
@@ -131,6 +132,7 @@ def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = N
     out = []
     sc_args = {a.name: a for a in plan.args}
     index_names = index_buffers(kernel) if kernel is not None else set()
+    offset_names = offset_buffers(kernel) - index_names if kernel is not None else set()
     for p in params:
         if not p.pointer:
             out.append(sc_args[p.name])
@@ -153,10 +155,33 @@ def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = N
         nbytes = max(MIN_BUFFER, nbytes + 4096)
         nbytes = min(nbytes, MAX_BUFFER) if p.name not in ovr else nbytes
         nbytes = (nbytes + 255) // 256 * 256
-        fill = "index" if p.name in index_names and (dtype or "").startswith(("i", "u")) else "random"
+        integers = (dtype or "").startswith(("i", "u"))
+        fill = "index" if p.name in index_names and integers else \
+            "offsets" if p.name in offset_names and integers else "random"
         out.append(Arg(p.name, "buffer", dtype or "f4", None, nbytes, why, fill))
     plan.args = out
     return plan
+
+
+def _loaded_from(e) -> set[str]:
+    """The arrays whose loaded values (`ARRAY@LINE#n`, as the frontend names them) appear in e."""
+    from cudalint.model import syms
+    return {s.name.partition("@")[0] for s in syms(e) if s.origin == "value" and "@" in s.name} if e is not None else set()
+
+
+def offset_buffers(kernel) -> set[str]:
+    """Arrays whose loaded values index memory or bound a loop (CSR's `nindex`/`nlist`, a
+    permutation): the child fills them with 0..7, in range of any buffer they index, and with 0
+    among them, so that their values meet (`data[nlist[j]]` is `data[0]` for some j, as on a real
+    graph) where random data would name each element once or never."""
+    from cudalint.model import Access
+    out: set[str] = set()
+    for a in getattr(kernel, "events", ()):
+        if isinstance(a, Access):
+            out |= _loaded_from(a.offset)
+    for loop in getattr(kernel, "loops", {}).values():
+        out |= _loaded_from(loop.init) | _loaded_from(loop.cond)
+    return {n for n in out if not n.startswith("atomic")}
 
 
 def index_buffers(kernel) -> set[str]:

@@ -14,7 +14,9 @@ later run's buffers are from the first run's: integers exactly, floats by relati
 against ``diff.rtol`` (atomics add floats in a different order each run). With
 ``variant_source``, the kernel with its racy read-modify-write made atomic runs once from the
 same inputs, and its buffers are compared with the first run's the same way. With ``arrivals``,
-the source counts per thread how often it reaches each flagged ``__syncthreads()``.
+the source counts per thread how often it reaches each flagged ``__syncthreads()``; with
+``access_log``, it logs its flagged global accesses, and the child reports the addresses two blocks
+touched through a racing pair of them.
 
 Standard library, NumPy and CuPy only: it is loaded by path and imports nothing from cudalint.
 """
@@ -31,6 +33,8 @@ def _fill(np, rng, dtype: str, nbytes: int, fill: str = "random"):
     if fill == "index" and dtype[:1] in "iu":
         size = int(dtype[1:])
         a = (16 * rng.integers(1, 8, size=nbytes // size)).astype("<" + dtype)
+    elif fill == "offsets" and dtype[:1] in "iu":
+        a = rng.integers(0, 8, size=nbytes // int(dtype[1:])).astype("<" + dtype)
     elif dtype in ("f4", "f8", "f2"):
         n = nbytes // int(dtype[1:])
         a = rng.uniform(0.5, 2.0, size=n).astype("<" + dtype)
@@ -166,6 +170,65 @@ def _arrivals(cupy, np, mod, plan) -> list:
     return out
 
 
+def _extent(np, addr, block):
+    """Per distinct address: (address, lowest block, highest block) that touched it."""
+    order = np.lexsort((block, addr))
+    addr, block = addr[order], block[order]
+    first = np.r_[True, addr[1:] != addr[:-1]]
+    last = np.r_[addr[1:] != addr[:-1], True]
+    return addr[first], block[first], block[last]
+
+
+def _collision(np, addr, site, block, p: int, q: int):
+    """(addresses two different blocks touched through sites p and q, one of them, its blocks)."""
+    ua, lo_a, hi_a = _extent(np, addr[site == p], block[site == p])
+    if p == q:
+        both = np.nonzero(lo_a != hi_a)[0]
+        return (int(both.size), int(ua[both[0]]), int(lo_a[both[0]]), int(hi_a[both[0]])) if both.size else None
+    ub, lo_b, hi_b = _extent(np, addr[site == q], block[site == q])
+    _, ia, ib = np.intersect1d(ua, ub, assume_unique=True, return_indices=True)
+    one = (lo_a[ia] == hi_a[ia]) & (hi_a[ia] == lo_b[ib]) & (lo_b[ib] == hi_b[ib])
+    cross = np.nonzero(~one)[0]
+    if not cross.size:
+        return None
+    i, j = ia[cross[0]], ib[cross[0]]
+    # not one block: either a's lowest differs from b's highest, or a's highest from b's lowest
+    a_blk, b_blk = (lo_a[i], hi_b[j]) if lo_a[i] != hi_b[j] else (hi_a[i], lo_b[j])
+    return int(cross.size), int(ua[i]), int(a_blk), int(b_blk)
+
+
+def _access_log(cupy, np, mod, plan, bufs) -> dict:
+    """Per racing pair of logged sites (``access_log`` in the plan; cudalint.gpu.access_log): how
+    many addresses threads of two different blocks touched through it, with one example."""
+    spec = plan["access_log"]
+    slots = int(spec["slots"])
+    count = int(cupy.ndarray((1,), dtype=cupy.uint64, memptr=mod.get_global("cudalint_log_count")).get()[0])
+    n = min(count, slots)
+    log = cupy.ndarray((2 * slots,), dtype=cupy.uint64, memptr=mod.get_global("cudalint_log"))
+    raw = log[:2 * n].get().reshape(n, 2)
+    addr, meta = raw[:, 0], raw[:, 1]
+    site = (meta >> np.uint64(56)).astype(np.int64)
+    thread = ((meta >> np.uint64(40)) & np.uint64(0xFFFF)).astype(np.int64)
+    block = (meta & np.uint64((1 << 40) - 1)).astype(np.int64)
+    spans = [(a["name"], int(b.data.ptr), int(a["nbytes"])) for a, b in zip(plan["args"], bufs) if b is not None]
+    out = {"records": n, "dropped": count - n, "pairs": []}
+    for p, q in spec["pairs"]:
+        hit = _collision(np, addr, site, block, p, q)
+        if hit is None:
+            continue
+        found, address, a_blk, b_blk = hit
+
+        def who(s, blk):
+            k = np.nonzero((addr == address) & (site == s) & (block == blk))[0][0]
+            return [int(block[k]), int(thread[k])]
+        example = {"first": who(p, a_blk), "second": who(q, b_blk)}
+        for name, base, size in spans:
+            if base <= address < base + size:
+                example.update(buffer=name, offset=address - base)
+        out["pairs"].append({"sites": [p, q], "addresses": found, "example": example})
+    return out
+
+
 def main(argv) -> int:
     plan_path, out_path = argv[1], argv[2]
     with open(plan_path) as fh:
@@ -235,6 +298,8 @@ def main(argv) -> int:
                 break
         if plan.get("arrivals") and first is not None:
             res["arrivals"] = _arrivals(cupy, np, mod, plan)
+        if plan.get("access_log") and first is not None:
+            res["access_log"] = _access_log(cupy, np, mod, plan, bufs)
         if plan.get("variant_source") and first is not None:
             res["variant"] = _variant(cupy, np, plan, bufs, init, first, shared, diff.get("rtol") or {})
     except Exception as exc:

@@ -14,6 +14,7 @@ from . import evidence as ev
 from . import ncu_source as ncs
 from .plan import KernelJob, is_global_race
 from .proc import run_cmd
+from .access_log import SLOTS, log_variant, race_pairs
 from .views import arrival_variant, atomic_variant
 
 CHILD = Path(__file__).with_name("child.py")
@@ -39,6 +40,8 @@ def tool_plan(job: KernelJob, findings, tl: dict) -> list[str]:
             out.append("racecheck")
         if not cs or any(is_global_race(f) for f in fs):
             out[0] = "plain-diff"
+        if job.log_sites and any(is_global_race(f) for f in fs):
+            out.append("access-log")
     if "barrier-divergence" in cats:
         out += ["synccheck", "arrivals"] if cs else ["arrivals"]
     if "bank-conflict" in cats and tl.get("ncu"):
@@ -72,6 +75,9 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
             if variant is None or plain is None or plain.timed_out:
                 continue  # no __syncthreads() to count, or a hang: counting would hang too
             p.update(source=variant, arrivals={"lines": lines, "slots": slots}, runs=1)
+        elif step == "access-log":
+            p.update(source=log_variant(plan["source"], job.lines_offset, job.log_sites), runs=1,
+                     access_log={"slots": SLOTS, "pairs": race_pairs(job.log_sites)})
         elif step in ("ncu", "ncu-kernel"):
             p["runs"] = 1
         elif step == "memcheck-optimised":  # -G splits some 8-byte accesses into narrower ones
@@ -80,7 +86,7 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
         out = wd / f"{step}.out.json"
         child = [python, str(CHILD), str(wd / f"{step}.plan.json"), str(out)]
         cs = tl.get("compute-sanitizer")
-        if step in ("plain", "plain-diff", "arrivals"):
+        if step in ("plain", "plain-diff", "arrivals", "access-log"):
             cmd = child
         elif step in ("memcheck", "memcheck-optimised"):
             cmd = [cs, "--tool", "memcheck", "--print-limit", "64", *child]

@@ -8,6 +8,7 @@ from pathlib import Path
 from cudalint.findings import Confirmation, Finding
 
 from . import evidence as ev
+from .access_log import judge_access_log, log_summary
 from . import ncu_source as ncs
 from .execute import FLOAT_RTOL
 from .plan import KernelJob, is_global_race
@@ -208,9 +209,18 @@ def judge_race(f: Finding, job: KernelJob) -> Confirmation:
     if bad:
         return bad
     rc = job.runs.get("racecheck")
-    if is_global_race(f) or rc is None:
+    if is_global_race(f):
+        logged = judge_access_log(f, job, {f.line} | _related_lines(f))
+        if logged:
+            return logged
         c = _differential(f, job)
-        if rc is None and not is_global_race(f) and c.status != "confirmed":
+        if c.status == "not-reproduced":
+            return Confirmation(c.status, c.method, c.detail + (log_summary(job) or
+                                                                (f"; {job.log_note}" if job.log_note else "")))
+        return c
+    if rc is None:
+        c = _differential(f, job)
+        if c.status != "confirmed":
             return Confirmation(c.status, c.method, c.detail + "; compute-sanitizer is not on PATH")
         return c
     if rc.timed_out:

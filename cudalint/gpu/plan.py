@@ -17,6 +17,7 @@ from pathlib import Path
 from cudalint.engine import file_model
 from cudalint.findings import Finding
 
+from .access_log import log_sites, may_order_blocks
 from .arguments import ArgPlan, synthesize_args
 from .launch_shape import EvalError, LaunchShape, c_eval, choose_shape, overrides
 from .proc import Run
@@ -37,6 +38,8 @@ class KernelJob:
     lines: dict = field(default_factory=dict)  # category -> lines of this job's findings
     variant_line: int | None = None  # the line made atomic in the differential step's variant
     accesses: dict = field(default_factory=dict)  # line -> {(read|write|atomic, bytes)} of the static model
+    log_sites: list = field(default_factory=list)  # access_log.Site per global access the access-log step logs
+    log_note: str = ""  # why the accesses were not logged
 
     def peers(self, f: Finding) -> list[int]:
         """Other lines of the kernel that the static pass flags for the same category."""
@@ -91,6 +94,7 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
         err = f"cannot rebuild the file's model: {exc!r}"
     view, offset = device_view(source, path, include_dirs=tuple(getattr(settings, "include_dirs", ()) or ()))
     jobs: dict = {}
+    kernels: dict = {}  # job key -> the kernel's model
     for i in idxs:
         f = findings[i]
         kern = None
@@ -121,6 +125,7 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
             continue
         job = KernelJob(path, f.kernel, [i], geometry=geom, lines_offset=offset, accesses=_accesses(kern))
         jobs[key] = job
+        kernels[key] = kern
         if "skip" in ovr:
             job.problem = "skipped by a `cudalint-confirm: skip` comment"
             continue
@@ -144,9 +149,17 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
         }
         if "runs" in ovr:
             job.plan["runs_override"] = int(c_eval(ovr["runs"]))
-    for job in jobs.values():
+    for key, job in jobs.items():
         for i in job.findings:
             job.lines.setdefault(findings[i].category, set()).add(findings[i].line)
+        races = [findings[i] for i in job.findings if is_global_race(findings[i])]
+        if job.plan and races:
+            if may_order_blocks(view):
+                job.log_note = "a fence or grid-wide sync may order the blocks, so the accesses were not logged"
+            else:
+                lines = {r.line for f in races for r in f.related if r.path == f.path} | {f.line for f in races}
+                arrays = {dict(f.properties).get("array") for f in races}
+                job.log_sites = log_sites(kernels[key], path, lines, arrays, source.split("\n"))
         # Device debug code keeps each access on its own source line (at -O3 a wide load is
         # scheduled into the next line's code and the tools name that line); bank-conflict
         # counts must come from the optimised code the user ships.

@@ -1,0 +1,229 @@
+"""Global-memory races shown by logging the flagged accesses as they happen (``--confirm``).
+
+No NVIDIA tool sees a race on global memory (racecheck covers shared memory only), and
+differential runs show one only where its outcome changes: a plain read of a counter that other
+blocks update with `atomicMax` gives the same result in every order. So the runner rewrites the
+accesses on a global race finding's lines to record (site, block, thread, address) in a device log
+as each happens (:func:`log_variant`), runs the kernel once, and the child reports every address
+two different blocks touched through a pair of those accesses that race: a plain write with any
+access, or an atomic with a plain one. Nothing orders threads of two blocks within one launch,
+whether the blocks ran at the same time or one after the other, so such a pair is the race itself.
+
+A kernel with a fence or a grid-wide sync is left to the differential runs: there a flag
+protocol (`__threadfence()`, then a flag other blocks wait for) may order the two blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cudalint.findings import Confirmation, Finding
+
+from .views import view_row
+
+SLOTS = 1 << 22  # logged accesses (16 bytes each: 64 MiB of device memory)
+MAX_SITES = 255
+# what may order two blocks inside one launch; with any of these the log proves nothing
+_ORDERING = re.compile(r"\b(__threadfence\w*|atomic_thread_fence|fence_\w+|this_grid|grid_group)\b|\.\s*sync\s*\(")
+
+
+@dataclass(frozen=True)
+class Site:
+    """One logged access (`text`, as the model has it) on source line `line`, whose address is
+    named by the characters [start, end) of the line."""
+    id: int
+    line: int
+    start: int
+    end: int
+    kind: str  # read | write | atomic
+    text: str
+
+
+def races(a: Site, b: Site) -> bool:
+    """Whether the two accesses race when they touch one address from two blocks."""
+    return "write" in (a.kind, b.kind) or {a.kind, b.kind} == {"atomic", "read"}
+
+
+def _top_level(text: str, stop) -> int | None:
+    """Index of the first character outside brackets where stop(text, i) holds."""
+    depth = 0
+    for i, c in enumerate(text):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and stop(text, i):
+            return i
+    return None
+
+
+def _assigns(text: str, i: int) -> bool:
+    """text[i] is the `=` of an assignment (`=`, `+=`, `<<=`; not `==`, `<=`, `!=`)."""
+    if text[i] != "=" or text[i + 1:i + 2] == "=":
+        return False
+    before = text[:i].rstrip()
+    if before.endswith(("<<", ">>")):
+        return True
+    return not before.endswith(("=", "!", "<", ">"))
+
+
+def _lvalue_span(acc) -> tuple[int, int] | None:
+    """Where in `acc.text` the memory it touches is named: the whole text for a read, the left
+    side of a write's assignment (or the operand of `++`), an atomic's first argument."""
+    text = acc.text
+    if acc.kind == "atomic":
+        m = re.match(r"\s*(atomic\w+|__\w*atomic\w*)\s*\(", text)
+        if not m or not text.rstrip().endswith(")"):
+            return None
+        inner = text[m.end():text.rstrip().rfind(")")]
+        comma = _top_level(inner, lambda t, i: t[i] == ",")
+        if comma is None:
+            return None
+        return m.end(), m.end() + len(inner[:comma].rstrip())
+    if acc.kind == "write":
+        eq = _top_level(text, _assigns)
+        if eq is not None:
+            lhs = text[:eq].rstrip()
+            lhs = lhs[:-1] if lhs.endswith(("+", "-", "*", "/", "%", "&", "|", "^")) else \
+                lhs[:-2] if lhs.endswith(("<<", ">>")) else lhs
+            text, base = lhs.rstrip(), 0
+        else:
+            m = re.fullmatch(r"\s*(\+\+|--)?\s*(.*?)\s*(\+\+|--)?\s*", text)
+            if not m or not (m[1] or m[3]):
+                return None
+            base = m.start(2)
+            text = m[2]
+            return (base, base + len(text)) if _plain_lvalue(text) else None
+        return (0, len(text)) if _plain_lvalue(text) else None
+    return (0, len(text)) if _plain_lvalue(text) else None
+
+
+def _plain_lvalue(text: str) -> bool:
+    """An expression whose address can be taken: not a call (`__ldg(p)`), not empty."""
+    t = text.strip()
+    return bool(t) and not re.match(r"[\w:<>]+\s*\(", t) and _top_level(t, lambda s, i: s[i] in ",;?") is None
+
+
+def log_sites(kernel, path: str, lines: set[int], arrays: set[str], source_lines: list[str]) -> list[Site]:
+    """The kernel's global (or generic) accesses to `arrays` on `lines` of `path` that can be
+    rewritten to log themselves: the text where the model puts it, one line, an address that can
+    be taken."""
+    out: list[Site] = []
+    seen = set()
+    for acc in getattr(kernel, "events", ()):
+        if not hasattr(acc, "width") or acc.array.space not in ("global", "generic") or acc.array.name not in arrays:
+            continue
+        loc = acc.loc
+        if loc.line not in lines or loc.end_line != loc.line or not _same_file(loc.path, path):
+            continue
+        row = source_lines[loc.line - 1] if 0 < loc.line <= len(source_lines) else ""
+        if row[loc.column - 1:loc.end_column - 1] != acc.text:
+            continue  # a macro, or columns that are not characters: leave it out
+        span = _lvalue_span(acc)
+        if span is None:
+            continue
+        start, end = loc.column - 1 + span[0], loc.column - 1 + span[1]
+        key = (loc.line, start, end, acc.kind)
+        if key in seen or len(out) >= MAX_SITES:
+            continue
+        seen.add(key)
+        out.append(Site(len(out), loc.line, start, end, acc.kind, acc.text))
+    return out
+
+
+def _same_file(a: str, b: str) -> bool:
+    import os
+    return os.path.abspath(a) == os.path.abspath(b)
+
+
+def race_pairs(sites: list[Site]) -> list[tuple[int, int]]:
+    return [(a.id, b.id) for a in sites for b in sites if a.id <= b.id and races(a, b)]
+
+
+def may_order_blocks(view: str) -> bool:
+    return bool(_ORDERING.search(view))
+
+
+_LOG = """extern "C" {{ __device__ unsigned long long cudalint_log_count; __device__ unsigned long long cudalint_log[{slots}]; }}
+template <class T> static __device__ __forceinline__ T *cudalint_note(T *p, unsigned int site) {{
+  unsigned long long k = atomicAdd(&cudalint_log_count, 1ULL);
+  if (k < {half}ULL) {{
+    unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    unsigned long long thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    cudalint_log[2 * k] = (unsigned long long)(const volatile void *)p;
+    cudalint_log[2 * k + 1] = ((unsigned long long)site << 56) | (thread << 40) | block;
+  }}
+  return p;
+}}
+"""
+
+
+def log_variant(view: str, offset: int, sites: list[Site]) -> str:
+    """The device view with each site logging itself: a read or write `E` becomes
+    `(*cudalint_note(&(E), id))`, an atomic's address argument `p` becomes `cudalint_note(p, id)`;
+    sites nest (`a[b[i]]`) as their spans do."""
+    rows = view.split("\n")
+    by_row: dict[int, list] = {}
+    for s in sites:
+        k = view_row(rows, offset, s.line)
+        if k is not None:
+            by_row.setdefault(k, []).append(s)
+    for k, group in by_row.items():
+        inserts = []
+        for s in group:
+            opening, closing = ("cudalint_note(", f", {s.id}u)") if s.kind == "atomic" else \
+                ("(*cudalint_note(&(", f"), {s.id}u))")
+            width = s.end - s.start
+            inserts.append((s.start, 1, -width, opening))  # at one place: outer spans open first
+            inserts.append((s.end, 0, width, closing))  # and close last
+        row = rows[k]
+        for pos, _, _, text in sorted(inserts, reverse=True):
+            row = row[:pos] + text + row[pos:]
+        rows[k] = row
+    return _LOG.format(slots=2 * SLOTS, half=SLOTS) + "\n".join(rows)
+
+
+# ----------------------------------------------------------------------------- judging
+
+
+def _coords(linear: int, dims) -> str:
+    x, y = dims[0], dims[1]
+    return f"({linear % x},{linear // x % y},{linear // (x * y)})"
+
+
+_VERB = {"read": "reads", "write": "writes", "atomic": "updates atomically"}
+
+
+def judge_access_log(f: Finding, job, lines: set[int]) -> Confirmation | None:
+    """confirmed when two blocks touched one address through a racing pair of the logged accesses
+    on the finding's lines (one of them on its own line); None when the log shows none."""
+    r = job.runs.get("access-log")
+    log = (r.result.get("access_log") if r is not None and not r.timed_out else None) or {}
+    sites = {s.id: s for s in job.log_sites}
+    for hit in log.get("pairs", ()):
+        a, b = sites.get(hit["sites"][0]), sites.get(hit["sites"][1])
+        if a is None or b is None or not hit.get("addresses"):
+            continue
+        if f.line not in (a.line, b.line) or not {a.line, b.line} <= lines:
+            continue
+        ex, g = hit["example"], job.geometry
+        where = f"byte {ex['offset']} of `{ex['buffer']}`" if ex.get("buffer") else "the same address"
+        return Confirmation("confirmed", "access-log", (
+            f"in one launch thread {_coords(ex['first'][1], g.block)} of block {_coords(ex['first'][0], g.grid)} "
+            f"{_VERB[a.kind]} `{a.text}` (line {a.line}) and thread {_coords(ex['second'][1], g.block)} of block "
+            f"{_coords(ex['second'][0], g.grid)} {_VERB[b.kind]} `{b.text}` (line {b.line}), both at {where} "
+            f"({hit['addresses']} address(es) two blocks touch through these accesses); nothing orders threads "
+            f"of different blocks ({g.describe()})"))
+    return None
+
+
+def log_summary(job) -> str:
+    """What the log showed, for a finding it did not confirm ("" when there was no log)."""
+    r = job.runs.get("access-log")
+    log = (r.result.get("access_log") if r is not None else None) or {}
+    if not log:
+        return ""
+    dropped = f", {log['dropped']} more not logged (log full)" if log.get("dropped") else ""
+    return (f"; the flagged accesses, logged ({log.get('records', 0)} records{dropped}), show no address two "
+            f"blocks touch through a racing pair")

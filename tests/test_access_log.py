@@ -1,0 +1,145 @@
+"""--confirm's access log (cudalint.gpu.access_log): global races shown by the addresses the
+flagged accesses touch, planned and judged without a GPU; the child's collision search on made-up
+logs. The H200 runs are in docs/gpu-results/."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cudalint.engine import analyze_file
+from cudalint.gpu import access_log, execute, judges, launch_shape, plan
+from cudalint.gpu.access_log import Site
+from cudalint.gpu.proc import Run
+from cudalint.settings import Settings
+from workflow_helpers import gpu_child
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "fixtures/races/read_beside_atomic.cu"
+
+
+def _jobs(path=FIXTURE):
+    findings = analyze_file(str(path), Settings()).findings
+    return findings, plan.plan_kernel_jobs(str(path), findings, list(range(len(findings))), Settings())
+
+
+def test_plan_logs_the_flagged_accesses_of_the_raced_array():
+    findings, (job,) = _jobs()
+    assert [(f.rule, f.line) for f in findings] == [("CUDA203", 12)]
+    assert job.log_sites == [Site(0, 11, 18, 22, "atomic", "atomicMax(best, vals[i])"),
+                             Site(1, 12, 17, 22, "read", "*best")]
+    assert access_log.race_pairs(job.log_sites) == [(0, 1)]
+    assert execute.tool_plan(job, findings, {"compute-sanitizer": "cs"}) == ["plain-diff", "access-log"]
+
+
+def test_variant_wraps_each_site_where_it_is():
+    findings, (job,) = _jobs()
+    view = access_log.log_variant(job.plan["source"], job.lines_offset, job.log_sites)
+    body = view.split('#line 1 "read_beside_atomic.cu"\n')[1].split("\n")
+    assert body[10] == "        atomicMax(cudalint_note(best, 0u), vals[i]);"
+    assert body[11] == "        gap[i] = (*cudalint_note(&(*best), 1u)) - vals[i];   // expect: CUDA203"
+    assert "__device__ unsigned long long cudalint_log[8388608]" in view
+
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="nvcc not on PATH")
+def test_variant_compiles(tmp_path):
+    findings, (job,) = _jobs()
+    src = tmp_path / "v.cu"
+    src.write_text(access_log.log_variant(job.plan["source"], job.lines_offset, job.log_sites))
+    r = subprocess.run(["nvcc", "-arch=sm_90", "--ptx", "-x", "cu", str(src), "-o", str(tmp_path / "v.ptx")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_nested_sites_and_write_forms():
+    view = '#line 1 "f.cu"\n  a[b[i]] += 1; c[i]++; atomicAdd(&d[e[i]], 2);'
+    sites = [Site(0, 1, 2, 9, "write", "a[b[i]] += 1"), Site(1, 1, 4, 8, "read", "b[i]"),
+             Site(2, 1, 16, 20, "write", "c[i]++"), Site(3, 1, 34, 42, "atomic", "atomicAdd(&d[e[i]], 2)"),
+             Site(4, 1, 37, 41, "read", "e[i]")]
+    out = access_log.log_variant(view, 1, sites).split("\n")[-1]
+    assert out == ("  (*cudalint_note(&(a[(*cudalint_note(&(b[i]), 1u))]), 0u)) += 1; "
+                   "(*cudalint_note(&(c[i]), 2u))++; "
+                   "atomicAdd(cudalint_note(&d[(*cudalint_note(&(e[i]), 4u))], 3u), 2);")
+
+
+@pytest.mark.parametrize("kind,text,span", [
+    ("write", "a[i] = b[i]", "a[i]"), ("write", "s.x[i] <<= 2", "s.x[i]"), ("write", "*p += q", "*p"),
+    ("write", "--c[k]", "c[k]"), ("write", "a[i == j] = 1", "a[i == j]"), ("atomic", "atomicMax(&m[0], v)", "&m[0]"),
+    ("read", "__ldg(&x[i])", None), ("write", "memcpy(a, b, 4)", None), ("read", "t[i]", "t[i]"),
+])
+def test_lvalue_span(kind, text, span):
+    class A:
+        pass
+    a = A()
+    a.kind, a.text = kind, text
+    got = access_log._lvalue_span(a)
+    assert (text[got[0]:got[1]] if got else None) == span
+
+
+def test_fence_leaves_the_kernel_to_the_differential_runs(tmp_path):
+    src = FIXTURE.read_text().replace("        atomicMax(best, vals[i]);", "        atomicMax(best, vals[i]); __threadfence();")
+    p = tmp_path / "fenced.cu"
+    p.write_text(src)
+    findings, (job,) = _jobs(p)
+    assert [(f.rule, f.line) for f in findings] == [("CUDA203", 12)]
+    assert job.log_sites == [] and "fence" in job.log_note
+    assert "access-log" not in execute.tool_plan(job, findings, {"compute-sanitizer": "cs"})
+
+
+def test_collision_needs_two_blocks():
+    np = pytest.importorskip("numpy")
+    ch = gpu_child()
+    addr = np.array([100, 100, 200, 200, 300], dtype=np.uint64)
+    site = np.array([0, 1, 0, 1, 1])
+    one_block = np.array([3, 3, 5, 5, 7])
+    assert ch._collision(np, addr, site, one_block, 0, 1) is None  # each address from one block only
+    blocks = np.array([3, 3, 5, 6, 7])
+    assert ch._collision(np, addr, site, blocks, 0, 1) == (1, 200, 5, 6)
+    assert ch._collision(np, addr, site, blocks, 1, 1) is None  # site 1 alone: each address once
+    same_site = np.array([1, 1, 0, 1, 1])
+    assert ch._collision(np, addr, same_site, np.array([2, 4, 0, 0, 0]), 1, 1) == (1, 100, 2, 4)
+
+
+def _job(result):
+    geom = launch_shape.LaunchShape((2, 1, 1), (64, 1, 1), 0, "test")
+    j = plan.KernelJob("f.cu", "k", [0], plan={"args": [{"name": "best"}]}, geometry=geom)
+    j.log_sites = [Site(0, 11, 18, 22, "atomic", "atomicMax(best, v)"), Site(1, 12, 17, 22, "read", "*best")]
+    j.runs = {"plain-diff": Run("plain-diff", [], rc=0, timed_out=False, output="",
+                                result={"runs": 6, "compare": [None]}),
+              "access-log": Run("access-log", [], rc=0, timed_out=False, output="", result=result)}
+    return j
+
+
+def _race():
+    from cudalint.findings import Finding, Related
+    return Finding("CUDA203", "global-memory-race", "data-race", "error", "f.cu", 12, 1, 12, 1, "m", kernel="k",
+                   related=(Related("f.cu", 11, 9, "the other access"),), properties=(("memory_space", "global"),))
+
+
+def test_judge_confirms_two_blocks_at_one_address():
+    log = {"records": 128, "dropped": 0,
+           "pairs": [{"sites": [0, 1], "addresses": 1, "example": {"first": [0, 3], "second": [1, 70 - 64],
+                                                                    "buffer": "best", "offset": 0}}]}
+    c = judges.judge_race(_race(), _job({"runs": 1, "access_log": log}))
+    assert (c.status, c.method) == ("confirmed", "access-log")
+    assert c.detail == ("in one launch thread (3,0,0) of block (0,0,0) updates atomically `atomicMax(best, v)` "
+                        "(line 11) and thread (6,0,0) of block (1,0,0) reads `*best` (line 12), both at byte 0 of "
+                        "`best` (1 address(es) two blocks touch through these accesses); nothing orders threads "
+                        "of different blocks (grid (2,1,1) block (64,1,1))")
+
+
+def test_judge_without_a_collision_says_what_was_logged():
+    c = judges.judge_race(_race(), _job({"runs": 1, "access_log": {"records": 128, "dropped": 5, "pairs": []}}))
+    assert c.status == "not-reproduced"
+    assert c.detail.endswith("; the flagged accesses, logged (128 records, 5 more not logged (log full)), show no "
+                             "address two blocks touch through a racing pair")
+
+
+def test_collision_on_other_lines_does_not_confirm():
+    log = {"records": 9, "dropped": 0,
+           "pairs": [{"sites": [0, 1], "addresses": 1, "example": {"first": [0, 0], "second": [1, 0]}}]}
+    f = _race().with_(line=30, related=())
+    assert judges.judge_race(f, _job({"runs": 1, "access_log": log})).status == "not-reproduced"
