@@ -69,6 +69,7 @@ def test_nested_sites_and_write_forms():
     ("write", "a[i] = b[i]", "a[i]"), ("write", "s.x[i] <<= 2", "s.x[i]"), ("write", "*p += q", "*p"),
     ("write", "--c[k]", "c[k]"), ("write", "a[i == j] = 1", "a[i == j]"), ("atomic", "atomicMax(&m[0], v)", "&m[0]"),
     ("read", "__ldg(&x[i])", None), ("write", "memcpy(a, b, 4)", None), ("read", "t[i]", "t[i]"),
+    ("read", "d[0]++", "d[0]"), ("read", "h[k] += 1", "h[k]"), ("write", "w = 1", "w"),
 ])
 def test_lvalue_span(kind, text, span):
     class A:

@@ -69,8 +69,8 @@ def _assigns(text: str, i: int) -> bool:
 
 
 def _lvalue_span(acc) -> tuple[int, int] | None:
-    """Where in `acc.text` the memory it touches is named: the whole text for a read, the left
-    side of a write's assignment (or the operand of `++`), an atomic's first argument."""
+    """Where in `acc.text` the memory it touches is named: an atomic's first argument, else the
+    lvalue the text reads or writes."""
     text = acc.text
     if acc.kind == "atomic":
         m = re.match(r"\s*(atomic\w+|__\w*atomic\w*)\s*\(", text)
@@ -81,22 +81,18 @@ def _lvalue_span(acc) -> tuple[int, int] | None:
         if comma is None:
             return None
         return m.end(), m.end() + len(inner[:comma].rstrip())
-    if acc.kind == "write":
-        eq = _top_level(text, _assigns)
-        if eq is not None:
-            lhs = text[:eq].rstrip()
-            lhs = lhs[:-1] if lhs.endswith(("+", "-", "*", "/", "%", "&", "|", "^")) else \
-                lhs[:-2] if lhs.endswith(("<<", ">>")) else lhs
-            text, base = lhs.rstrip(), 0
-        else:
-            m = re.fullmatch(r"\s*(\+\+|--)?\s*(.*?)\s*(\+\+|--)?\s*", text)
-            if not m or not (m[1] or m[3]):
-                return None
-            base = m.start(2)
-            text = m[2]
-            return (base, base + len(text)) if _plain_lvalue(text) else None
-        return (0, len(text)) if _plain_lvalue(text) else None
-    return (0, len(text)) if _plain_lvalue(text) else None
+    # a read or write: the left side of an assignment (`a[i] += v` reads and writes a[i]), the
+    # operand of `++`/`--`, else the whole text
+    eq = _top_level(text, _assigns)
+    if eq is not None:
+        lhs = text[:eq].rstrip()
+        lhs = lhs[:-2] if lhs.endswith(("<<", ">>")) else \
+            lhs[:-1] if lhs.endswith(("+", "-", "*", "/", "%", "&", "|", "^")) else lhs
+        start, end = 0, len(lhs.rstrip())
+    else:
+        m = re.fullmatch(r"(\s*(?:\+\+|--)?\s*)(.*?)\s*(?:\+\+|--)?\s*", text)
+        start, end = m.end(1), m.end(2)
+    return (start, end) if _plain_lvalue(text[start:end]) else None
 
 
 def _plain_lvalue(text: str) -> bool:
@@ -109,8 +105,7 @@ def log_sites(kernel, path: str, lines: set[int], arrays: set[str], source_lines
     """The kernel's global (or generic) accesses to `arrays` on `lines` of `path` that can be
     rewritten to log themselves: the text where the model puts it, one line, an address that can
     be taken."""
-    out: list[Site] = []
-    seen = set()
+    found: dict = {}  # (line, start, end) -> (kind, text); a read and a write of one lvalue log once
     for acc in getattr(kernel, "events", ()):
         if not hasattr(acc, "width") or acc.array.space not in ("global", "generic") or acc.array.name not in arrays:
             continue
@@ -123,13 +118,11 @@ def log_sites(kernel, path: str, lines: set[int], arrays: set[str], source_lines
         span = _lvalue_span(acc)
         if span is None:
             continue
-        start, end = loc.column - 1 + span[0], loc.column - 1 + span[1]
-        key = (loc.line, start, end, acc.kind)
-        if key in seen or len(out) >= MAX_SITES:
-            continue
-        seen.add(key)
-        out.append(Site(len(out), loc.line, start, end, acc.kind, acc.text))
-    return out
+        key = (loc.line, loc.column - 1 + span[0], loc.column - 1 + span[1])
+        if key not in found or acc.kind == "write":
+            found[key] = (acc.kind, acc.text)
+    return [Site(i, line, start, end, kind, text)
+            for i, ((line, start, end), (kind, text)) in enumerate(list(found.items())[:MAX_SITES])]
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -147,6 +140,7 @@ def may_order_blocks(view: str) -> bool:
 
 _LOG = """extern "C" {{ __device__ unsigned long long cudalint_log_count; __device__ unsigned long long cudalint_log[{slots}]; }}
 template <class T> static __device__ __forceinline__ T *cudalint_note(T *p, unsigned int site) {{
+  if (!__isGlobal((const void *)p)) return p;  // shared memory: each block's own, at equal addresses
   unsigned long long k = atomicAdd(&cudalint_log_count, 1ULL);
   if (k < {half}ULL) {{
     unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
