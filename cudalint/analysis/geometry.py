@@ -76,12 +76,21 @@ def geometries(model: FileModel, kernel: Kernel, block_dims: dict | None = None,
 def fixed_arguments(kernel: Kernel, values: tuple, grid) -> tuple:
     """(parameter, value) for the kernel's arguments whose values the launch fixes, where its
     grid is fixed too: an open grid stands for one sized to the problem, and sizes fixed beside
-    a grid of any size (`<<<g, b>>>(out, 512)` with g unknown) would invent blocks past the data."""
+    a grid of any size (`<<<g, b>>>(out, 512)` with g unknown) would invent blocks past the data;
+    except for a grid-stride loop, written for a grid of any size."""
     open_grid = not (grid and all(v is not None for v in grid))
-    if open_grid and any(name.startswith(("blockIdx.", "gridDim.")) for name in _builtins_used(kernel)):
+    if open_grid and any(name.startswith(("blockIdx.", "gridDim.")) for name in _builtins_used(kernel)) and \
+            not _grid_stride(kernel):
         return ()
     return tuple((kernel.params[i], v) for i, v in enumerate(values)
                  if v is not None and i < len(kernel.params) and -2**31 <= v < 2**32)
+
+
+def _grid_stride(kernel: Kernel) -> bool:
+    """A loop that steps by the grid's size (`i += blockDim.x * gridDim.x`, `grid.size()`)."""
+    from cudalint.model import syms
+    return any(loop.step is not None and any(s.name.startswith("gridDim.") for s in syms(loop.step))
+               for loop in kernel.loops.values())
 
 
 def pinned(dims: dict | None, kernel: Kernel):

@@ -45,6 +45,7 @@ class KernelBuilder(Statements, Loops, Expressions, Calls):
         self.level = 0  # statements and expressions open in the walk (see _counted)
         self.ids = itertools.count(1)
         self.returns: list | None = None  # (guard, value) pairs of the helper being inlined
+        self.record_fields: dict = {}  # value -> {field: value} of a local struct a helper returned
         self.tparams: list[dict] = [template_values(fn)]  # per inlined function: name -> value
         self.loaded: dict = {}  # Sym of a loaded value -> (Array, byte offset) it was read from
         self._assigned_after: dict = {}  # function hash -> its locals assigned after declaration

@@ -38,6 +38,20 @@ def _macro_tokens(tu, name: str) -> list:
     return _MACROS[tu].get(name, [])
 
 
+def local_field(t):
+    """(declaration hash, field) of `r.a` where r is a local struct variable (not a pointer, a
+    reference or memory), else None."""
+    if t.kind != K.MEMBER_REF_EXPR:
+        return None
+    kids = list(t.get_children())
+    base = _strip(kids[0]) if kids else None
+    ref = base.referenced if base is not None and base.kind == K.DECL_REF_EXPR else None
+    if ref is None or ref.kind != K.VAR_DECL or _memory_scalar(ref) or \
+            ref.type.get_canonical().kind != T.RECORD or not t.spelling:
+        return None
+    return ref.hash, t.spelling
+
+
 class Expressions:
     """The expressions and lvalues of `KernelBuilder`'s walk (calls: `Calls`)."""
 
@@ -172,9 +186,13 @@ class Expressions:
     def member(self, c, env):
         kids = list(c.get_children())
         base = _strip(kids[0]) if kids else None
-        if base is not None and base.kind == K.DECL_REF_EXPR and base.referenced is not None and \
-                (base.referenced.hash, c.spelling) in env:
-            return env[(base.referenced.hash, c.spelling)]
+        if base is not None and base.kind == K.DECL_REF_EXPR and base.referenced is not None:
+            if (base.referenced.hash, c.spelling) in env:
+                return env[(base.referenced.hash, c.spelling)]
+            whole = env.get(base.referenced.hash)
+            fields = self.record_fields.get(whole) if isinstance(whole, Sym) else None
+            if fields and c.spelling in fields:  # a struct a helper returned, field by field
+                return fields[c.spelling]
         if base is not None and base.kind == K.DECL_REF_EXPR and base.spelling in BUILTIN_SCOPES:
             # the member's own name: a macro around `threadIdx.x` hides it from the tokens
             # the member's own name; a macro (`#define tid threadIdx.x`) leaves only its own name
@@ -263,6 +281,11 @@ class Expressions:
         lv = self.lvalue(target, env)
         if isinstance(lv, Ptr):
             return self._mem_store(lv, op, rhs, c)
+        key = local_field(t)
+        if key is not None:  # `r.a = v` on a local struct: its field a holds v from here on
+            new = rhs if op is None else self.arith(op, self.member(t, env), rhs, [], c)
+            env[key] = new
+            return new
         if t.kind == K.DECL_REF_EXPR and t.referenced is not None:  # a variable first seen here
             env[t.referenced.hash] = rhs if op is None else self.fresh(t.spelling, THREAD, c)
         return rhs

@@ -124,6 +124,9 @@ class Loops:
                     inner[key] = sym
                     continue
                 inner[key] = self.fresh(name, THREAD if old is None else max(_scope(old), BLOCK), c)
+        fields = _assigned_fields(c, env)  # `r.a += v` in the body: r.a is not what it was before
+        for key in fields:
+            inner[key] = self.fresh(key[1], max(_scope(env[key]), BLOCK), c)
         done = self.fresh("iterations", THREAD, c)  # iterations so far, where no counter says it
         if var_sym is not None and step_op in ("+", "-") and isinstance(step, Const) and step.value > 0:
             moved = Op.make("-", var_sym, start) if step_op == "+" else Op.make("-", start, var_sym)
@@ -168,6 +171,8 @@ class Loops:
         if trips is None:
             trips = Op.make("max", self.fresh("trips", _scope(cond_e, start, step) if uniform_exit else THREAD, c),
                             Const(0))
+        for key in fields:
+            env[key] = self.fresh(key[1], _scope(inner.get(key)) if inner.get(key) is not None else THREAD, c)
         for key, name in assigned.items():
             old = inner.get(key)
             if key in pointers and pointers[key][1] is not None:
@@ -222,6 +227,13 @@ def _assignment_targets(c):
         t = _strip(target) if target is not None else None
         if t is not None and t.kind == K.DECL_REF_EXPR and t.referenced is not None:
             yield t
+
+
+def _assigned_fields(c, env) -> list:
+    """(declaration hash, field) of each local struct field with a known value stored inside loop c."""
+    from cudalint.frontend.expressions import local_field
+    keys = {local_field(_strip(t)) for t in written_operands(c) if t is not None}
+    return sorted((k for k in keys if k is not None and k in env), key=str)
 
 
 def _assigned_vars(c) -> dict:

@@ -36,6 +36,10 @@ class Statements:
         elif k == K.RETURN_STMT:
             kids = list(c.get_children())
             val = self.expr(kids[0], env) if kids else None
+            fields = _fields(kids[0], env) if kids and self.returns is not None else None
+            if fields:  # `return r;` of a local struct stored field by field: the caller reads them
+                val = self.fresh("struct", _scope(*fields.values()), c)
+                self.record_fields[val] = fields
             if self.returns is not None:
                 self.returns.append((tuple(self.guard), val))
             else:  # the thread leaves the kernel
@@ -89,6 +93,8 @@ class Statements:
             env[d.hash] = self.lvalue(init, env)
             return
         env[d.hash] = self.expr(init, env) if init is not None else self.fresh(d.spelling, UNIFORM, d)
+        for field, value in (_fields(init, env) or {}).items() if init is not None else ():
+            env[(d.hash, field)] = value  # `Pair q = r;`: q's fields are r's
         if init is not None and t.spelling in _VECTOR_INDEX_TYPES and d.hash not in self._reassigned(d):
             for axis, value in zip(AXES, self._components(init, env)):
                 env[(d.hash, axis)] = value  # `dim3 idx(tx + 1, ty + 1, tz + 1)`; idx.x reads tx + 1
@@ -178,3 +184,14 @@ class Statements:
                 env[key] = Op.make("ite", cond, va, vb)
             else:
                 env[key] = va if va is not None else vb
+
+
+def _fields(c, env) -> dict | None:
+    """{field: value} of the fields stored so far in the local struct variable `c` names."""
+    c = _strip(c)
+    while c.kind in (K.UNEXPOSED_EXPR, K.CALL_EXPR) and len(list(c.get_children())) == 1:
+        c = _strip(next(c.get_children()))  # the implicit copy constructor around `r`
+    if c.kind != K.DECL_REF_EXPR or c.referenced is None:
+        return None
+    h = c.referenced.hash
+    return {k[1]: v for k, v in env.items() if isinstance(k, tuple) and k[0] == h and isinstance(k[1], str)} or None
