@@ -114,6 +114,19 @@ def test_device_view_keeps_device_headers_and_constexpr():
     assert body[3] == "" and body[4].startswith("__device__")
 
 
+def test_device_view_supplies_the_c_library_constants_it_uses():
+    """NVRTC has no <cfloat>/<climits>/<math.h>: the view defines the constants the source names
+    (each under #ifndef, so a definition of the user's own wins), and no others."""
+    src = "#include <cfloat>\n__global__ void k(float* m, int* i) { m[0] = -FLT_MAX; i[0] = INT_MAX; m[1] = M_PI; }\n"
+    view, off = views.device_view(src, "a.cu")
+    head = view.split("\n")[:off]
+    for name, value in (("FLT_MAX", "3.402823466e+38F"), ("INT_MAX", "2147483647"), ("M_PI", "3.14159265358979323846")):
+        i = head.index(f"#ifndef {name}")
+        assert head[i + 1:i + 3] == [f"#define {name} {value}", "#endif"]
+    assert "#ifndef DBL_MAX" not in head
+    assert views.device_view("__global__ void k() {}\n", "a.cu")[0].count("#ifndef") == 2  # INFINITY, NAN
+
+
 def test_device_view_expands_the_users_headers_in_place(tmp_path):
     """A user header that includes C library headers (NVRTC has none) and defines host helpers
     goes into the view where it is included (it may use the file's earlier typedefs), as device

@@ -22,8 +22,10 @@ How one kernel finding is confirmed
                          the -G build; else in the optimised one, where a load may be reported at
                          its value's use); else the launch's ``cudaErrorMisalignedAddress``
    data-race             shared: ``--tool racecheck`` hazards at the line; global (racecheck does not
-                         see global memory) or no sanitizer: differential runs (identical inputs,
-                         outputs that differ beyond float rounding)
+                         see global memory): the flagged accesses logged as they happen, two blocks
+                         at one address through a racing pair (:mod:`cudalint.gpu.access_log`), else
+                         differential runs (identical inputs, outputs that differ beyond float
+                         rounding, or from the kernel with its read-modify-write made atomic)
    barrier-divergence    ``--tool synccheck`` at the line; or the launch hangs and is killed; or,
                          counted per thread in a variant of the kernel, threads of one block reach
                          the ``__syncthreads()`` different numbers of times (threads that exit

@@ -36,6 +36,24 @@ typedef unsigned short uint16_t; typedef int int32_t; typedef unsigned int uint3
 typedef long long int64_t; typedef unsigned long long uint64_t;
 """
 
+# what <climits>, <cfloat> and <math.h> define, which NVRTC's built-in headers do not
+C_LIBRARY_MACROS = {
+    "CHAR_BIT": "8", "SCHAR_MIN": "(-128)", "SCHAR_MAX": "127", "UCHAR_MAX": "255", "CHAR_MIN": "(-128)",
+    "CHAR_MAX": "127", "SHRT_MIN": "(-32768)", "SHRT_MAX": "32767", "USHRT_MAX": "65535",
+    "INT_MIN": "(-2147483647 - 1)", "INT_MAX": "2147483647", "UINT_MAX": "4294967295U",
+    "LONG_MIN": "(-9223372036854775807L - 1)", "LONG_MAX": "9223372036854775807L", "ULONG_MAX": "18446744073709551615UL",
+    "LLONG_MIN": "(-9223372036854775807LL - 1)", "LLONG_MAX": "9223372036854775807LL",
+    "ULLONG_MAX": "18446744073709551615ULL",
+    "FLT_MAX": "3.402823466e+38F", "FLT_MIN": "1.175494351e-38F", "FLT_EPSILON": "1.192092896e-07F",
+    "FLT_DIG": "6", "FLT_MANT_DIG": "24", "DBL_MAX": "1.7976931348623158e+308", "DBL_MIN": "2.2250738585072014e-308",
+    "DBL_EPSILON": "2.2204460492503131e-16", "DBL_DIG": "15", "DBL_MANT_DIG": "53",
+    "M_E": "2.71828182845904523536", "M_LOG2E": "1.44269504088896340736", "M_LOG10E": "0.434294481903251827651",
+    "M_LN2": "0.693147180559945309417", "M_LN10": "2.30258509299404568402", "M_PI": "3.14159265358979323846",
+    "M_PI_2": "1.57079632679489661923", "M_PI_4": "0.785398163397448309616", "M_1_PI": "0.318309886183790671538",
+    "M_2_PI": "0.636619772367581343076", "M_2_SQRTPI": "1.12837916709551257390", "M_SQRT2": "1.41421356237309504880",
+    "M_SQRT1_2": "0.707106781186547524401",
+}
+
 
 def device_view(source: str, path: str = "input.cu", defines: tuple = (),
                 include_dirs: tuple = ()) -> tuple[str, int]:
@@ -53,6 +71,9 @@ def device_view(source: str, path: str = "input.cu", defines: tuple = (),
     prelude = PRELUDE.format(path=path)
     if not re.search(r"\bu?int(8|16|32|64)_t\b", source):
         prelude = "\n".join(prelude.split("\n")[:7]) + "\n"
+    used = set(re.findall(r"\b[A-Z_][A-Z0-9_]*\b", "\n".join(body))) & set(C_LIBRARY_MACROS)
+    for name in sorted(used):  # NVRTC has no <climits>, <cfloat> or <math.h> constants
+        prelude += f"#ifndef {name}\n#define {name} {C_LIBRARY_MACROS[name]}\n#endif\n"
     for d in defines:
         name, _, val = d.partition("=")
         prelude += f"#define {name} {val or 1}\n"
