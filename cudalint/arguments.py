@@ -26,6 +26,11 @@ def parser() -> argparse.ArgumentParser:
     out.add_argument("--fail-on", choices=("note", "warning", "error"), default="note",
                      help="lowest severity that makes the exit code 1 (default: note)")
     out.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    fix = p.add_argument_group("fixes")
+    fix.add_argument("--fix", action="store_true",
+                     help="apply the fixes findings propose where they are safe (CUDA301's row padding)")
+    fix.add_argument("--diff", action="store_true",
+                     help="print those fixes as a unified diff and write nothing (exit 1 when there are any)")
     cfg = p.add_argument_group("configuration")
     cfg.add_argument("--config", metavar="FILE",
                      help="use this config file (pyproject.toml or cudalint.toml) instead of searching")

@@ -156,6 +156,13 @@ def check(args) -> int:
     if args.confirm and findings:
         from cudalint.gpu.runner import confirm
         findings = confirm(findings, settings, timeout=args.confirm_timeout)
+    if args.diff or args.fix:
+        from cudalint import fix
+        edits = fix.changes(findings)
+        if args.diff:
+            sys.stdout.write("".join(fix.unified_diff(path, old, new) for path, old, new in edits))
+            return EXIT_FINDINGS if edits else EXIT_OK
+        findings = _apply_fixes(findings, edits)
     diagnostics = [d for r in results for d in r.diagnostics]
     _print_diagnostics(results, args)
     if args.verbose:
@@ -191,6 +198,24 @@ def check(args) -> int:
         return EXIT_NOT_CHECKED
     failing = [f for f in findings if _SEVERITY_RANK[f.severity] >= _SEVERITY_RANK[args.fail_on]]
     return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _apply_fixes(findings, edits) -> list:
+    """Write the fixed files; the findings left are those no edit fixed."""
+    written = set()
+    for path, _old, new in edits:
+        try:
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(new)
+            written.add(path)
+        except OSError as exc:
+            print(f"cudalint: cannot fix {path}: {exc.strerror}", file=sys.stderr)
+    left = [f for f in findings if (dict(f.properties).get("pad") or ("",))[0] not in written]
+    n = len(findings) - len(left)
+    if n:
+        print(f"cudalint: fixed {n} finding{'s' if n != 1 else ''} in {len(written)} file{'s' if len(written) != 1 else ''}",
+              file=sys.stderr)
+    return left
 
 
 def _print_diagnostics(results, args) -> None:

@@ -39,10 +39,15 @@ the array dense and fits block shapes where no padding works.
 `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum` / `..._op_st.sum` are non-zero for a
 conflicting load/store (about `(degree - 1)` extra wavefronts per request), and zero for the
 padded version.
+
+## Fix
+`--fix` applies the row padding (`--diff` shows it) where every access to the array subscripts
+each of its dimensions and the padding makes no other access to it worse; nowhere else.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 from cudalint.analysis import banks
@@ -72,7 +77,36 @@ def _dims(name, dims) -> str:
     return name + "".join(f"[{d}]" for d in dims)
 
 
-def _fix(kernel, acc, geom, res, timeout_ms) -> str:
+def _subscripts(lvalue: str, name: str) -> int:
+    """How many subscripts follow the array's own name in `name[i][j]` (`.x` after them allowed);
+    0 for anything else (a pointer into the array, a helper's parameter)."""
+    m = re.fullmatch(rf"\s*{re.escape(name)}\s*((?:\[[^\[\]]*\]\s*)+)(?:\.\s*\w+)?\s*", lvalue)
+    return m.group(1).count("[") if m else 0
+
+
+def _plain_subscripts(model, arr, accesses, pad: int) -> bool:
+    """Whether padding the array's rows changes nothing but its layout: every access subscripts
+    every dimension (no pointer into it, no cast), and no other kernel of the file uses it."""
+    if arr.loc is None or any(a.cast or _subscripts(_expr(a), arr.name) != len(arr.dims) for a in accesses):
+        return False
+    if arr.elem_size * math.prod(arr.dims[:-1]) * (arr.dims[-1] + pad) > 48 * 1024:
+        return False  # past the static shared memory a block may declare
+    return all(e.array != arr for k in model.kernels for e in k.events
+               if isinstance(e, Access) and e not in accesses)
+
+
+def _fix(model, kernel, acc, geom, res, timeout_ms) -> tuple[str, int | None]:
+    """The fix in words, and the padding (elements added to the innermost extent) where
+    `--fix` may apply it."""
+    text, pad = _fix_text(kernel, acc, geom, res, timeout_ms)
+    if pad is not None:
+        arr = acc.array
+        accesses = [e for e in kernel.events if isinstance(e, Access) and e.array == arr]
+        pad = pad if _plain_subscripts(model, arr, accesses, pad) else None
+    return text, pad
+
+
+def _fix_text(kernel, acc, geom, res, timeout_ms) -> tuple[str, int | None]:
     arr = acc.array
     if len(arr.dims) >= 2 and not arr.dynamic and all(arr.dims):
         pitch = arr.dims[-1] * arr.elem_size
@@ -87,14 +121,14 @@ def _fix(kernel, acc, geom, res, timeout_ms) -> str:
             worse = [o for o in others if _degree_of(kernel, banks.padded(o, pad), geom, timeout_ms) > before[id(o)]]
             if not worse:
                 what = f"{pitch // banks.WORD} words" if pitch % banks.WORD == 0 else f"{pitch} bytes"
-                return f"the row stride is {what}; declare `{_dims(arr.name, p.array.dims)}`"
+                return f"the row stride is {what}; declare `{_dims(arr.name, p.array.dims)}`", pad
             partial = partial or (pad, p.array.dims, worse[0])
         if partial:
             pad, dims, other = partial
             return (f"padding to `{_dims(arr.name, dims)}` would fix this access but make `{_expr(other)}` "
                     f"(line {other.loc.line}) conflict for this block shape; an XOR swizzle of the column "
-                    f"(`{arr.name}[r][c ^ r]` in every access) fits")
-        return ""
+                    f"(`{arr.name}[r][c ^ r]` in every access) fits"), None
+        return "", None
     stride = banks.affine_stride(res.offsets)
     if stride and stride % banks.WORD == 0 and stride > 0:
         unit = max(arr.elem_size, acc.width)
@@ -102,8 +136,8 @@ def _fix(kernel, acc, geom, res, timeout_ms) -> str:
         if s and s % banks.WORD == 0:
             elems = f" ({s // arr.elem_size} elements of {arr.elem_size} bytes)" if arr.elem_size not in (0, 4) else ""
             return (f"consecutive lanes are {stride // banks.WORD} words apart; a stride of {s // banks.WORD} "
-                    f"words{elems} is conflict-free")
-    return ""
+                    f"words{elems} is conflict-free"), None
+    return "", None
 
 
 def _describe(acc, res) -> str:
@@ -126,8 +160,8 @@ def check(ctx):
         for acc in kernel.events:
             if not isinstance(acc, Access) or acc.array.space != "shared" or acc.loc in seen or acc.width <= 0:
                 continue
-            for geom in geometries(model, kernel, settings.block_dims, settings.grid_dims,
-                                    settings.external_launches):
+            geoms = geometries(model, kernel, settings.block_dims, settings.grid_dims, settings.external_launches)
+            for geom in geoms:
                 if ctx.out_of_time():
                     ctx.skipped.append((f"CUDA301 {kernel.name} line {acc.loc.line}", "file budget spent"))
                     return
@@ -142,7 +176,8 @@ def check(ctx):
                 d = res.degree
                 verb = {"read": "reading", "write": "writing"}.get(acc.kind, "updating")
                 parts = [_describe(acc, res)]
-                fix = _fix(kernel, acc, geom, res, settings.solver_timeout_ms)
+                fix, pad = _fix(model, kernel, acc, geom, res, settings.solver_timeout_ms)
+                pad = pad if len(geoms) == 1 else None  # checked at this launch shape only
                 if fix:
                     parts.append(fix)
                 context = [geom.describe()]
@@ -160,7 +195,9 @@ def check(ctx):
                 related += [Related(v.path, v.line, v.column, "called from here") for v in acc.via]
                 yield RULE.finding(acc.loc, msg, kernel=kernel.name, related=related,
                                    properties=(("degree", d.degree), ("bank", d.bank), ("warp", res.warp),
-                                               ("access", acc.kind)) + geom.properties())
+                                               ("access", acc.kind)) + geom.properties()
+                                   + ((("pad", (acc.array.loc.path, acc.array.loc.line, acc.array.loc.column,
+                                                acc.array.name, pad)),) if pad else ()))
                 break
 
 
