@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 from cudalint.findings import DOCS_BRANCH, REPOSITORY_URL, Finding
 
 CATEGORIES = ("data-race", "barrier-divergence", "misaligned-access", "bank-conflict", "memory-leak",
-              "double-free", "mismatched-free", "unsynchronized-host-access", "suppression",
+              "double-free", "mismatched-free", "unsynchronized-host-access", "use-after-free", "suppression",
               "deprecated-api")  # deprecated-api: code that relies on behaviour CUDA has removed
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "GPU confirmation")
 

@@ -31,7 +31,7 @@ from cudalint import host_model as H
 from cudalint.analysis import summaries as S
 from cudalint.analysis.hostgraph import Decision, build_graph, switch_fact
 from cudalint.analysis.hostkinds import (ALLOC_OUT, ALLOC_RET, ASYNC_D2H, HARMLESS, MEMORY_CALLS, RELEASE, SYNC_ALL,
-                                         FlowResult, Unsync, is_api)
+                                         USES, FlowResult, Unsync, is_api)
 from cudalint.analysis.hoststate import Ownership, PathState
 from cudalint.host_model import stream_text
 
@@ -165,6 +165,8 @@ class _Flow(Ownership):
         if ("failed", c.text, c.loc) in st.born:  # a check macro evaluating the failed call again
             return True  # (`fprintf(.., cudaGetErrorString(status))` with status `cudaMalloc(..)`)
         name, args = c.name, c.args
+        if c.launch or name in USES:
+            self.note_uses(c, st)
         if name in ALLOC_OUT and args:
             target = _alloc_target(args[0])
             if target is not None:

@@ -8,6 +8,7 @@ too — two switches on the same unchanged value take matching cases (correlated
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from cudalint import host_model as H
@@ -126,13 +127,37 @@ class Graph:
         return self.chain(s.cond, sw)
 
 
+def _fact(text: str, taken: bool) -> tuple:
+    """(condition, value) with a leading `!` moved into the value: `!early` false is `early` true,
+    so `if (early) ...` and `if (!early) ...` on one path take matching branches."""
+    text = text.strip()
+    while text.startswith("!") and not text.startswith("!="):
+        rest = text[1:].strip()
+        if re.fullmatch(r"[\w.]+(?:->[\w.]+)*", rest):
+            text, taken = rest, not taken
+        elif rest.startswith("(") and rest.endswith(")") and _balanced(rest[1:-1]):
+            text, taken = rest[1:-1].strip(), not taken
+        else:
+            break
+    return text, taken
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for c in text:
+        depth += (c == "(") - (c == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _decision(s: H.If, taken: bool, pure: bool) -> Decision:
     t = s.test
-    fact = (s.text, taken) if pure and t is None else None
+    fact = _fact(s.text, taken) if pure and t is None else None
     if t is None:
         return Decision(f"`{s.text}` is {'true' if taken else 'false'} at line {s.loc.line}", fact=fact)
     sense = t.sense if taken else {"fail": "ok", "ok": "fail", "null": "nonnull", "nonnull": "null"}[t.sense]
-    return Decision("", test=t, sense=sense, fact=(s.text, taken) if pure else None)
+    return Decision("", test=t, sense=sense, fact=_fact(s.text, taken) if pure else None)
 
 
 def build_graph(fn_body: H.Block) -> tuple[Graph, int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cudalint.model import Loc
 
@@ -42,6 +42,12 @@ SYNC_ALL = {"cudaDeviceSynchronize", "cudaThreadSynchronize", "cudaMemcpy", "cud
             "cudaDeviceReset"}
 ASYNC_D2H = {"cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpyFromSymbolAsync", "cudaMemcpyPeerAsync"}
 MEMORY_CALLS = set(ALLOC_OUT) | set(ALLOC_RET) | set(RELEASE) | ASYNC_D2H
+
+
+# calls that read or write through their pointer arguments: a released pointer there is used after free
+USES = frozenset({"cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync", "cudaMemcpy2D",
+                  "cudaMemcpy2DAsync", "cudaMemset2D", "cudaMemset2DAsync", "cudaMemPrefetchAsync",
+                  "cudaMemcpyPeer", "cudaMemcpyPeerAsync", "memcpy", "memset"})
 
 
 def is_api(name: str) -> bool:
@@ -100,6 +106,17 @@ class Unsync:
 
 
 @dataclass
+class UseAfterFree:
+    name: str
+    use: str  # the call that uses the pointer
+    use_loc: Loc
+    release: str
+    release_loc: Loc
+    alloc: str
+    alloc_loc: Loc
+
+
+@dataclass
 class FlowResult:
     leaks: list
     double_frees: list
@@ -107,3 +124,10 @@ class FlowResult:
     unsync: list
     truncated: bool = False
     outcomes: list | None = None  # per returning path, for the function's summary (summaries.py)
+    uses: dict = field(default_factory=dict)  # (call id, variable) -> UseAfterFree, or None once a path
+    # reaches the use with the pointer not released
+
+    @property
+    def uses_after_free(self) -> list:
+        """Uses reached only with their pointer released: on every path the walk took to them."""
+        return [u for u in self.uses.values() if u is not None]

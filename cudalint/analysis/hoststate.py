@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from cudalint import host_model as H
 from cudalint.analysis import summaries as S
-from cudalint.analysis.hostkinds import CUDA_KINDS, RELEASE, DoubleFree, FlowResult, MemoryLeak, Mismatch
+from cudalint.analysis.hostkinds import (CUDA_KINDS, RELEASE, DoubleFree, FlowResult, MemoryLeak, Mismatch,
+                                         UseAfterFree)
 from cudalint.model import Loc
 
 
@@ -150,6 +151,21 @@ class Ownership:
         st.born[("freed by", site)] = rid
         st.allocs[site] = ("freed", kind, name, alloc, aloc, shown, loc)
         st.born[("freed", site)] = len(st.trail)
+
+    def note_uses(self, c: H.Call, st: PathState):
+        """A copy, memset or launch through each pointer argument: whether this path released it
+        (FlowResult.uses keeps a use only while every path to it did)."""
+        for a in c.args:
+            var = a.name if a.kind == "var" else a.root if a.kind == "expr" else None
+            if not var:
+                continue
+            key = (c.id, var)
+            rec = st.allocs.get(st.binds.get(var))
+            if rec is None or rec[0] != "freed":
+                self.out.uses[key] = None
+            elif key not in self.out.uses:
+                _, _, _, alloc, aloc, first, first_loc = rec
+                self.out.uses[key] = UseAfterFree(var, c.name, c.loc, first, first_loc, alloc, aloc)
 
     def leaks(self, ret: H.Return, st: PathState):
         in_main = self.fn.name == "main"

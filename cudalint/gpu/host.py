@@ -153,6 +153,13 @@ def judge_host(f: Finding, host: dict, source: str) -> Confirmation:
             return Confirmation("not-reproduced", "compute-sanitizer memcheck",
                                 f"{len(api)} failing free call(s), none from {func}")
         return Confirmation("not-reproduced", "compute-sanitizer memcheck", "no failing free call reported")
+    if f.category == "use-after-free":
+        api = [a for a in ev.parse_api_errors(r.output) if a.api_call and not a.api_call.startswith(FREE_CALLS)]
+        own = [a for a in api if func and func in a.functions()]
+        if own:
+            return Confirmation("confirmed", "compute-sanitizer memcheck", f"{own[0].error} on {own[0].api_call} in {func}")
+        return Confirmation("not-reproduced", "compute-sanitizer memcheck",
+                            f"{len(api)} failing API call(s), none from {func}" if api else "no failing API call reported")
     return Confirmation("unsupported", "none", "no NVIDIA tool observes a host read racing an asynchronous copy")
 
 

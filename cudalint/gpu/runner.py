@@ -62,7 +62,7 @@ from .judges import JUDGES
 from .plan import KernelJob, plan_kernel_jobs
 from .proc import tools
 
-HOST_CATEGORIES = ("memory-leak", "double-free", "mismatched-free", "unsynchronized-host-access")
+HOST_CATEGORIES = ("memory-leak", "double-free", "mismatched-free", "unsynchronized-host-access", "use-after-free")
 KERNEL_CATEGORIES = ("data-race", "barrier-divergence", "misaligned-access", "bank-conflict")
 # Rules whose bug no NVIDIA tool observes: synccheck checks barriers, not the masks of shuffles
 # and votes, and an undefined shuffle value looks like any other value (issue 19).
