@@ -19,7 +19,8 @@ def gitignore_spec(lines) -> pathspec.PathSpec:
 
 def discover(paths: list[str], extensions: tuple[str, ...], exclude: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
     """(files, problems). Explicit files are taken whatever their extension (pre-commit passes
-    them one by one); directories contribute files with one of `extensions`."""
+    them one by one); directories contribute files with one of `extensions`, and C++ sources
+    (HOST_EXTENSIONS) that call the CUDA runtime."""
     files, problems, seen = [], [], set()
     excluded = gitignore_spec(exclude) if exclude else None
 
@@ -70,9 +71,25 @@ def _walk(root: Path, extensions) -> list[str]:
                              and not ignored(os.path.join(dirpath, d), True))
         for name in sorted(filenames):
             full = os.path.join(dirpath, name)
-            if name.endswith(extensions) and not ignored(full):
+            if ignored(full):
+                continue
+            if name.endswith(extensions) or name.endswith(HOST_EXTENSIONS) and _calls_cuda(full):
                 out.append(full)
     return out
+
+
+# C++ sources whose host code may own CUDA memory (SobolQRNG frees its `new[]` in sobol.cpp): a
+# directory contributes those that call the runtime API; the device rules find nothing in them.
+HOST_EXTENSIONS = (".cpp", ".cc", ".cxx")
+_RUNTIME_CALL = re.compile(rb"\bcuda[A-Z]\w*\s*\(")
+
+
+def _calls_cuda(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return bool(_RUNTIME_CALL.search(fh.read()))
+    except OSError:
+        return False
 
 
 # What only CUDA code (device code, launches or the runtime API) has; a header without any of it

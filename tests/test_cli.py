@@ -190,3 +190,17 @@ def test_named_header_is_checked_only_when_it_holds_cuda(work, capsys):
     assert "plain.h: skipped: no CUDA code in it (not a .cu/.cuh file)" in err.splitlines()
     (work / "plain.cuh").write_text("#pragma once\nFoo* make_foo(Bar b);\n")  # a CUDA extension: always checked
     assert run(capsys, "-q", "plain.cuh")[0] == 2
+
+
+def test_directory_contributes_cpp_sources_that_call_cuda(work, capsys):
+    """Host code in .cpp/.cc/.cxx owns CUDA memory too: a walked directory checks those that call
+    the runtime API, and leaves plain C++ alone."""
+    (work / "src").mkdir()
+    (work / "src" / "host.cpp").write_text(
+        "#include <cuda_runtime.h>\nint run(int n) {\n  float* d = nullptr;\n  cudaMalloc(&d, n * sizeof(float));\n"
+        "  if (n > 10) return -1;\n  cudaFree(d);\n  return 0;\n}\n")
+    (work / "src" / "plain.cc").write_text("int twice(int x) { return 2 * x; }\n")
+    code, out, _ = run(capsys, "-q", "src")
+    assert code == 1
+    assert [line.split(" [")[0] for line in out.splitlines() if "CUDA" in line] == ["src/host.cpp:5:15: CUDA401"]
+    assert out.splitlines()[-1] == "Found 1 finding (1 warning) in 1 file; 1 file checked."
