@@ -6,9 +6,10 @@ import re
 
 from cudalint.frontend.callees import (_BLOCK_BARRIERS, _GROUP_SYNCS, _callee_barrier, _callee_scope, _group_barrier,
                                        _group_extent, _mtgp32_word)
-from cudalint.frontend.clang import CursorKind as K, TypeKind as T
+from cudalint.frontend.clang import CursorKind as K, TypeKind as T, operator
 from cudalint.frontend.depth import TooDeep
-from cudalint.frontend.values import Ptr, _parameters, _Return, _scope, _strip, mul, template_values
+from cudalint.frontend.values import (BUILTIN_SCOPES, Ptr, _parameters, _Return, _scope, _strip, forget_fields, mul,
+                                      template_values)
 from cudalint.frontend.warp_calls import warp_call
 from cudalint.model import BLOCK, THREAD, UNIFORM, Barrier, Const, Op, Sym, Ticket, syms
 
@@ -28,10 +29,66 @@ _CUB_COLLECTIVES = {"BlockScan", "BlockReduce", "BlockRadixSort", "BlockExchange
 _ATOMIC_CLASS = re.compile(r"^(const |volatile )*(cuda::|std::)[\w:]*\b_*atomic\w*<")
 
 
+def _exposed_structs(c) -> set:
+    """Declaration hashes of the local structs a call may change: passed by non-const reference
+    or by address, or the object of a method call."""
+    ref = c.referenced
+    params = list(ref.get_arguments()) if ref is not None and ref.kind != K.CONSTRUCTOR else []
+    out = set()
+    candidates = []
+    for i, a in enumerate(c.get_arguments()):
+        s = _strip(a)
+        if s.kind == K.UNARY_OPERATOR and operator(s) == "&":
+            candidates.append(_strip(next(s.get_children())))
+        elif i < len(params) and params[i].type.kind == T.LVALUEREFERENCE and \
+                not params[i].type.get_pointee().is_const_qualified():
+            candidates.append(s)
+    kids = list(c.get_children())
+    if kids and kids[0].kind == K.MEMBER_REF_EXPR:
+        obj = list(kids[0].get_children())
+        candidates += [_strip(obj[0])] if obj else []
+    for s in candidates:
+        d = s.referenced if s.kind == K.DECL_REF_EXPR else None
+        if d is not None and d.kind == K.VAR_DECL and d.type.get_canonical().kind == T.RECORD:
+            out.add(d.hash)
+    return out
+
+
+def _arguments_scope(c, env) -> int:
+    """How far the values a call is given may differ (thread, block, uniform), from the variables
+    and coordinates its arguments name: without walking them again (that would record their
+    loads twice)."""
+    scope = UNIFORM
+    for a in c.get_arguments():
+        for n in a.walk_preorder():
+            if n.kind == K.DECL_REF_EXPR and n.referenced is not None:
+                if n.spelling in BUILTIN_SCOPES:
+                    scope = max(scope, BUILTIN_SCOPES[n.spelling])
+                elif n.referenced.hash in env:
+                    scope = max(scope, _scope(env[n.referenced.hash]) if not isinstance(env[n.referenced.hash], Ptr)
+                                else env[n.referenced.hash].offset.scope)
+                elif n.referenced.kind == K.VAR_DECL:
+                    scope = THREAD  # a local the walk has no value for
+            elif n.kind in (K.CALL_EXPR, K.ARRAY_SUBSCRIPT_EXPR) or n.kind == K.UNARY_OPERATOR and operator(n) == "*":
+                scope = THREAD  # a loaded or computed value: assume each thread's own
+    return scope
+
+
 class Calls:
     """The calls of `KernelBuilder`'s walk."""
 
     def call(self, c, env):
+        exposed = _exposed_structs(c)
+        try:
+            return self._call(c, env)
+        finally:
+            if exposed:  # changed in a way the walk does not follow, from what the call was given
+                scope = _arguments_scope(c, env)
+                for h in exposed:
+                    forget_fields(env, h)
+                    env[h] = self.fresh("struct", scope, c)
+
+    def _call(self, c, env):
         name = c.spelling
         kids = list(c.get_children())
         args = list(c.get_arguments())

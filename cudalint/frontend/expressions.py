@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from cudalint.frontend.clang import CursorKind as K, TypeKind as T, const_int, operator, tokens
 from cudalint.frontend.values import (AXES, BUILTIN_SCOPES, _PASS, Ptr, _align, _counted, _memory_scalar, _scope,
-                                      _size, _strip, add, has_attr, mul, negate)
+                                      _size, _strip, add, forget_fields, has_attr, mul, negate)
 from cudalint.model import BLOCK, THREAD, UNIFORM, Array, Const, Op, Sym
 
 _CASTS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR,
@@ -277,6 +277,10 @@ class Expressions:
                 return self._mem_store(cur, op, rhs, c)
             new = rhs if op is None else self.arith(op, cur, rhs, [], c)
             env[key] = new
+            if t.referenced.type.get_canonical().kind == T.RECORD:  # `r = s;`: r's fields are s's now
+                forget_fields(env, key)
+                for field, value in (self.record_fields.get(new, {}) if isinstance(new, Sym) else {}).items():
+                    env[(key, field)] = value
             return new
         lv = self.lvalue(target, env)
         if isinstance(lv, Ptr):

@@ -72,6 +72,13 @@ def negate(c):
     return Op.make("!", c)
 
 
+def forget_fields(env, decl_hash) -> None:
+    """The local struct changed as a whole (assigned, or handed to a call that may write it):
+    what the walk knew of its fields is not known any more."""
+    for k in [k for k in env if isinstance(k, tuple) and k[0] == decl_hash]:
+        del env[k]
+
+
 def _strip(c):
     while c.kind in _PASS:
         kids = list(c.get_children())

@@ -15,6 +15,7 @@ protocol (`__threadfence()`, then a flag other blocks wait for) may order the tw
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -126,7 +127,6 @@ def log_sites(kernel, path: str, lines: set[int], arrays: set[str], source_lines
 
 
 def _same_file(a: str, b: str) -> bool:
-    import os
     return os.path.abspath(a) == os.path.abspath(b)
 
 
