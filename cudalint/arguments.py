@@ -26,6 +26,8 @@ def parser() -> argparse.ArgumentParser:
     out.add_argument("--fail-on", choices=("note", "warning", "error"), default="note",
                      help="lowest severity that makes the exit code 1 (default: note)")
     out.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    out.add_argument("--profile", action="store_true",
+                     help="print where the time went on stderr: parse, model and each rule, summed over files")
     fix = p.add_argument_group("fixes")
     fix.add_argument("--fix", action="store_true",
                      help="apply the fixes findings propose where they are safe (CUDA301's row padding)")

@@ -165,6 +165,9 @@ def check(args) -> int:
         findings = _apply_fixes(findings, edits)
     diagnostics = [d for r in results for d in r.diagnostics]
     _print_diagnostics(results, args)
+    if args.profile:
+        from cudalint.profile import render
+        sys.stderr.write(render(results))
     if args.verbose:
         for r in results:
             for note in r.notes:

@@ -54,6 +54,8 @@ class FileResult:
     cached: bool = False  # served from cudalint.cache
     launch_facts: tuple = ()  # constant launches the file makes (cudalint.launch_index)
     guessed_kernels: tuple = ()  # USRs of its kernels no launch in it gives a blockDim
+    phases: tuple = ()  # (phase, seconds): parse, model, then each rule (analyses shared by rules
+    # are paid by the first rule that asks), for --profile
 
 
 def analyze_file(path: str, settings: Settings) -> FileResult:
@@ -63,22 +65,27 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
     from cudalint.frontend.tu import build_model
     start = time.monotonic()
     includes = ()
+    phases = []
     try:
         parsed = parse(path, settings)
         includes = parsed.headers
+        phases.append(("parse", time.monotonic() - start))
         model = build_model(parsed)
+        phases.append(("model", time.monotonic() - start - phases[0][1]))
     except Exception as exc:  # never let one file stop the run
         return FileResult(path, [], [_failure(path, "while parsing", exc)],
                           [traceback.format_exc()] if settings.verbose else [])
     ctx = FileContext(model, settings, start + settings.file_budget_s)
     findings, diags = [], list(model.diagnostics)
     for rule in selected(settings.select, settings.ignore):
+        t = time.monotonic()
         try:
             findings.extend(rule.check(ctx))
         except Exception as exc:  # the other rules still run; the file is not reported clean
             diags.append(_failure(path, f"in rule {rule.code}", exc))
             if settings.verbose:
                 ctx.skipped.append((rule.code, traceback.format_exc()))
+        phases.append((rule.code, time.monotonic() - t))
     if any("file time budget" in why for _, why in ctx.skipped):
         diags.append(budget_diagnostic(path, settings.file_budget_s, "some checks were skipped"))
     capped = [(what, why) for what, why in ctx.skipped if why.startswith(PAIR_CAP)]
@@ -89,7 +96,8 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
     findings = _first_per_place(sorted(set(findings), key=Finding.sort_key))
     notes = list(model.notes) + [f"{what}: {why}" for what, why in ctx.skipped]
     return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels), includes,
-                      launch_facts=facts_of(model), guessed_kernels=guessed_kernels(model, settings))
+                      launch_facts=facts_of(model), guessed_kernels=guessed_kernels(model, settings),
+                      phases=tuple(phases))
 
 
 def file_model(path: str, settings: Settings) -> FileModel:

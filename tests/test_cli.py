@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -204,3 +205,17 @@ def test_directory_contributes_cpp_sources_that_call_cuda(work, capsys):
     assert code == 1
     assert [line.split(" [")[0] for line in out.splitlines() if "CUDA" in line] == ["src/host.cpp:5:15: CUDA401"]
     assert out.splitlines()[-1] == "Found 1 finding (1 warning) in 1 file; 1 file checked."
+
+
+def test_profile_names_each_phase(work, capsys):
+    (work / "bug.cu").write_text(BUGGY)
+    code, _, err = run(capsys, "--profile", "-q", "bug.cu")
+    lines = err.splitlines()
+    assert code == 1 and lines[0] == "cudalint: profile of 1 analysed file (0 from the cache or not analysed)"
+    assert lines[1].split() == ["phase", "seconds", "share"]
+    phases = {line.split()[0] for line in lines[2:] if line.startswith("  ") and not line.startswith("   ")}
+    assert {"parse", "model", "CUDA101", "total", "slowest"} <= phases
+    assert lines[-2] == "  slowest files:" and re.fullmatch(r" +\d+\.\d{3} s  bug\.cu  \((\w+ \d+\.\d\d(, )?){3}\)", lines[-1])
+    code, _, err = run(capsys, "--profile", "-q", "--cache", "--cache-dir", str(work / "c"), "bug.cu")
+    code, _, err = run(capsys, "--profile", "-q", "--cache", "--cache-dir", str(work / "c"), "bug.cu")
+    assert err.splitlines()[0] == "cudalint: profile of 0 analysed files (1 from the cache or not analysed)"
