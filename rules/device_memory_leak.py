@@ -74,7 +74,7 @@ def check(ctx):
             elif leak.path:
                 how = f"is leaked when {' and '.join(leak.path[-3:])} and {exit_text}"
             else:
-                how = f"is never released or handed on before {exit_text}"
+                how = f"is still held (neither released nor handed on) when {exit_text}"
             msg = (f"`{leak.name}` ({KIND_NAMES[leak.kind]} from `{leak.alloc}` at line {leak.alloc_loc.line}) "
                    f"{how}")
             related = [Related(leak.alloc_loc.path, leak.alloc_loc.line, leak.alloc_loc.column,
