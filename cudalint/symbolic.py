@@ -9,7 +9,6 @@ and say so with NeedsBitVectors so that the caller falls back to bit-vectors."""
 
 from __future__ import annotations
 
-import time
 from typing import Callable
 
 import z3
@@ -210,40 +209,54 @@ def value(model, term) -> int | None:
         return None
 
 
-def minimize(solver: z3.Solver, terms, model, timeout_ms: int, budget_ms: int = 1500):
+# Narrowing a witness is bounded by z3's resource count, not by the clock, so that the witness
+# is the same however loaded the machine is (shim and toolkit runs, -j1 and -jN, CI): each step
+# may use MINIMIZE_STEP_RLIMIT units (about a tenth of a second unloaded), one witness all of them
+# MINIMIZE_RLIMIT.
+MINIMIZE_STEP_RLIMIT = 300_000
+MINIMIZE_RLIMIT = 3_000_000
+
+
+def minimize(solver: z3.Solver, terms, model, timeout_ms: int):
     """A model in which each of `terms` (non-negative quantities such as thread ids), in order,
     is as small as a binary search finds, earlier ones held: witnesses are then the first
-    threads, and the same from run to run. Each step gets a short timeout and all of them a
-    budget: on hard queries the witness is merely less tidy."""
-    deadline = time.monotonic() + budget_ms / 1000
-    step_ms = max(50, min(timeout_ms, 250))
+    threads, and the same from run to run. On hard queries the witness is merely less tidy."""
+    start = _rlimit_used(solver)
+    within = lambda: _rlimit_used(solver) - start < MINIMIZE_RLIMIT  # noqa: E731
     solver.push()
     try:
         for term in terms:
-            model = _minimize_one(solver, term, model, step_ms, deadline)
+            model = _minimize_one(solver, term, model, max(timeout_ms, 1000), within)
             solver.add(term == value(model, term))
     finally:
+        solver.set("rlimit", 0)
         solver.pop()
     return model
 
 
-def _minimize_one(solver, term, model, timeout_ms, deadline, steps: int = 34):
+def _rlimit_used(solver: z3.Solver) -> int:
+    stats = solver.statistics()
+    return stats.get_key_value("rlimit count") if "rlimit count" in stats.keys() else 0
+
+
+def _minimize_one(solver, term, model, timeout_ms, within, steps: int = 34):
     def at_most(n):
         return term <= n if z3.is_int(term) else z3.ULE(term, bv(n))
 
     lo, hi = 0, model.eval(term, model_completion=True).as_long()  # unsigned, as ULE compares
     best = model
-    while lo < hi and steps > 0 and time.monotonic() < deadline:
+    solver.set("rlimit", MINIMIZE_STEP_RLIMIT)
+    while lo < hi and steps > 0 and within():
         steps -= 1
         mid = (lo + hi) // 2
         solver.push()
         solver.add(at_most(mid))
-        status, m = check(solver, timeout_ms)
+        status, m = check(solver, timeout_ms)  # the timeout only guards against a stalled z3
         solver.pop()
         if m is not None:
             best, hi = m, min(mid, m.eval(term, model_completion=True).as_long())
         elif status == "unsat":
             lo = mid + 1
         else:
-            break  # too hard to narrow further in time
+            break  # too hard to narrow further within the step's resources
     return best
