@@ -211,9 +211,9 @@ def value(model, term) -> int | None:
 
 # Narrowing a witness is bounded by z3's resource count, not by the clock, so that the witness
 # is the same however loaded the machine is (shim and toolkit runs, -j1 and -jN, CI): each step
-# may use MINIMIZE_STEP_RLIMIT units (about a tenth of a second unloaded), one witness all of them
+# may use MINIMIZE_STEP_RLIMIT units (about a quarter of a second unloaded), one witness all of them
 # MINIMIZE_RLIMIT.
-MINIMIZE_STEP_RLIMIT = 300_000
+MINIMIZE_STEP_RLIMIT = 500_000
 MINIMIZE_RLIMIT = 3_000_000
 
 
