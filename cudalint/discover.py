@@ -81,20 +81,26 @@ def _walk(root: Path, extensions) -> list[str]:
 # C++ sources whose host code may own CUDA memory (SobolQRNG frees its `new[]` in sobol.cpp): a
 # directory contributes those that call the runtime API; the device rules find nothing in them.
 HOST_EXTENSIONS = (".cpp", ".cc", ".cxx")
-_RUNTIME_CALL = re.compile(rb"\bcuda[A-Z]\w*\s*\(")
+_RUNTIME_CALL = rb"\bcuda[A-Z]\w*\s*\("
+_CALLS_RUNTIME = re.compile(_RUNTIME_CALL)
 
 
 def _calls_cuda(path: str) -> bool:
+    return bool(_mentions(path, _CALLS_RUNTIME))
+
+
+def _mentions(path: str, pattern) -> bool | None:
+    """Whether the file's bytes match `pattern`; None when it cannot be read."""
     try:
         with open(path, "rb") as fh:
-            return bool(_RUNTIME_CALL.search(fh.read()))
+            return bool(pattern.search(fh.read()))
     except OSError:
-        return False
+        return None
 
 
 # What only CUDA code (device code, launches or the runtime API) has; a header without any of it
 # holds nothing any rule looks at.
-_CUDA_MARK = re.compile(rb"__global__|__device__|__shared__|__constant__|__managed__|<<<|\bcuda[A-Z]\w*\s*\(")
+_CUDA_MARK = re.compile(rb"__global__|__device__|__shared__|__constant__|__managed__|<<<|" + _RUNTIME_CALL)
 
 
 def without_cuda(files: list[str], paths: list[str], extensions: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -107,13 +113,8 @@ def without_cuda(files: list[str], paths: list[str], extensions: tuple[str, ...]
         if f.endswith(extensions) or os.path.realpath(f) not in explicit:
             keep.append(f)
             continue
-        try:
-            with open(f, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            keep.append(f)  # reported as unreadable by the run
-            continue
-        (keep if _CUDA_MARK.search(data) else skipped).append(f)
+        found = _mentions(f, _CUDA_MARK)
+        (keep if found is not False else skipped).append(f)  # unreadable: reported as such by the run
     return keep, skipped
 
 

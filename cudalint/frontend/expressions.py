@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from cudalint.frontend.clang import CursorKind as K, TypeKind as T, const_int, operator, tokens
 from cudalint.frontend.values import (AXES, BUILTIN_SCOPES, _PASS, Ptr, _align, _counted, _memory_scalar, _scope,
-                                      _size, _strip, add, forget_fields, has_attr, mul, negate)
+                                      _size, _strip, add, forget_fields, has_attr, local_field, mul, negate)
 from cudalint.model import BLOCK, THREAD, UNIFORM, Array, Const, Op, Sym
 
 _CASTS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR,
@@ -36,20 +36,6 @@ def _macro_tokens(tu, name: str) -> list:
         _MACROS[tu] = {m.spelling: [t.spelling for t in m.get_tokens()][1:]
                        for m in tu.cursor.get_children() if m.kind == K.MACRO_DEFINITION}
     return _MACROS[tu].get(name, [])
-
-
-def local_field(t):
-    """(declaration hash, field) of `r.a` where r is a local struct variable (not a pointer, a
-    reference or memory), else None."""
-    if t.kind != K.MEMBER_REF_EXPR:
-        return None
-    kids = list(t.get_children())
-    base = _strip(kids[0]) if kids else None
-    ref = base.referenced if base is not None and base.kind == K.DECL_REF_EXPR else None
-    if ref is None or ref.kind != K.VAR_DECL or _memory_scalar(ref) or \
-            ref.type.get_canonical().kind != T.RECORD or not t.spelling:
-        return None
-    return ref.hash, t.spelling
 
 
 class Expressions:

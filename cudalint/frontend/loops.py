@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from cudalint.frontend.clang import CursorKind as K, TypeKind as T, for_parts, operator, written_operands
-from cudalint.frontend.values import Ptr, _memory_scalar, _Return, _scope, _size, _strip, add, mul
+from cudalint.frontend.values import Ptr, _memory_scalar, _Return, _scope, _size, _strip, add, local_field, mul
 from cudalint.model import BLOCK, THREAD, Barrier, Const, Loop, Op, Sym, syms
 
 _LOADS_OR_CALLS = {K.ARRAY_SUBSCRIPT_EXPR, K.CALL_EXPR, K.UNARY_OPERATOR, K.CONDITIONAL_OPERATOR,
@@ -231,7 +231,6 @@ def _assignment_targets(c):
 
 def _assigned_fields(c, env) -> list:
     """(declaration hash, field) of each local struct field with a known value stored inside loop c."""
-    from cudalint.frontend.expressions import local_field
     keys = {local_field(_strip(t)) for t in written_operands(c) if t is not None}
     return sorted((k for k in keys if k is not None and k in env), key=str)
 

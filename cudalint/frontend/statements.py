@@ -36,7 +36,8 @@ class Statements:
         elif k == K.RETURN_STMT:
             kids = list(c.get_children())
             val = self.expr(kids[0], env) if kids else None
-            fields = _fields(kids[0], env) if kids and self.returns is not None else None
+            fields = _fields(kids[0], env) if kids and self.returns is not None and \
+                kids[0].type.get_canonical().kind == T.RECORD else None
             if fields:  # `return r;` of a local struct stored field by field: the caller reads them
                 val = self.fresh("struct", _scope(*fields.values()), c)
                 self.record_fields[val] = fields
@@ -93,8 +94,9 @@ class Statements:
             env[d.hash] = self.lvalue(init, env)
             return
         env[d.hash] = self.expr(init, env) if init is not None else self.fresh(d.spelling, UNIFORM, d)
-        for field, value in (_fields(init, env) or {}).items() if init is not None else ():
-            env[(d.hash, field)] = value  # `Pair q = r;`: q's fields are r's
+        if init is not None and t.kind == T.RECORD:
+            for field, value in (_fields(init, env) or {}).items():
+                env[(d.hash, field)] = value  # `Pair q = r;`: q's fields are r's
         if init is not None and t.spelling in _VECTOR_INDEX_TYPES and d.hash not in self._reassigned(d):
             for axis, value in zip(AXES, self._components(init, env)):
                 env[(d.hash, axis)] = value  # `dim3 idx(tx + 1, ty + 1, tz + 1)`; idx.x reads tx + 1

@@ -72,6 +72,20 @@ def negate(c):
     return Op.make("!", c)
 
 
+def local_field(t):
+    """(declaration hash, field) of `r.a` where r is a local struct variable (not a pointer, a
+    reference or memory), else None."""
+    if t.kind != K.MEMBER_REF_EXPR:
+        return None
+    kids = list(t.get_children())
+    base = _strip(kids[0]) if kids else None
+    ref = base.referenced if base is not None and base.kind == K.DECL_REF_EXPR else None
+    if ref is None or ref.kind != K.VAR_DECL or _memory_scalar(ref) or \
+            ref.type.get_canonical().kind != T.RECORD or not t.spelling:
+        return None
+    return ref.hash, t.spelling
+
+
 def forget_fields(env, decl_hash) -> None:
     """The local struct changed as a whole (assigned, or handed to a call that may write it):
     what the walk knew of its fields is not known any more."""

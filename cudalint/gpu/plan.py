@@ -149,6 +149,7 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
         }
         if "runs" in ovr:
             job.plan["runs_override"] = int(c_eval(ovr["runs"]))
+    source_lines = source.split("\n")
     for key, job in jobs.items():
         for i in job.findings:
             job.lines.setdefault(findings[i].category, set()).add(findings[i].line)
@@ -159,7 +160,7 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
             else:
                 lines = {r.line for f in races for r in f.related if r.path == f.path} | {f.line for f in races}
                 arrays = {dict(f.properties).get("array") for f in races}
-                job.log_sites = log_sites(kernels[key], path, lines, arrays, source.split("\n"))
+                job.log_sites = log_sites(kernels[key], path, lines, arrays, source_lines)
         # Device debug code keeps each access on its own source line (at -O3 a wide load is
         # scheduled into the next line's code and the tools name that line); bank-conflict
         # counts must come from the optimised code the user ships.
