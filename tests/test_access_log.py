@@ -104,6 +104,67 @@ def test_collision_needs_two_blocks():
     assert ch._collision(np, addr, same_site, np.array([2, 4, 0, 0, 0]), 1, 1) == (1, 100, 2, 4)
 
 
+def test_an_empty_log_has_no_collision():
+    np = pytest.importorskip("numpy")
+    ch = gpu_child()
+    none = np.array([], dtype=np.uint64)
+    assert ch._collision(np, none, none.astype(np.int64), none.astype(np.int64), 0, 1) is None
+    assert ch._collision(np, none, none.astype(np.int64), none.astype(np.int64), 0, 0) is None
+
+
+def _records(np, rows):
+    """Log records as the device writes them (access_log._LOG): (address, site, epoch, thread, block)."""
+    raw = np.array([[a, (s << 56) | (e << 44) | (t << 32) | b] for a, s, e, t, b in rows], dtype=np.uint64)
+    return raw.reshape(-1, 2)
+
+
+def test_records_unpack_as_the_device_packs_them():
+    np = pytest.importorskip("numpy")
+    ch = gpu_child()
+    fields = ch._unpack(np, _records(np, [(0x7F0000001000, 254, 4094, 1023, 123456), (8, 0, 0, 0, 0)]))
+    assert [list(map(int, f)) for f in fields] == [[0x7F0000001000, 8], [254, 0], [4094, 0], [1023, 0], [123456, 0]]
+
+
+@pytest.mark.parametrize("rows,hit", [
+    # one block (7): thread 3 (warp 0) reads, thread 40 (warp 1) writes address 100, no barrier between
+    ([(100, 1, 0, 3, 7), (100, 0, 0, 40, 7)], (1, 100, [7, 40], [7, 3])),
+    ([(100, 1, 0, 3, 7), (100, 0, 1, 40, 7)], None),  # a __syncthreads() between them
+    ([(100, 1, 0, 3, 7), (100, 0, 0, 31, 7)], None),  # lanes of one warp
+    ([(100, 1, 0xFFF, 3, 7), (100, 0, 0xFFF, 40, 7)], None),  # epochs not kept
+    ([(100, 1, 0, 3, 7), (104, 0, 0, 40, 7)], None),  # two addresses
+])
+def test_same_block_needs_two_warps_between_the_same_barriers(rows, hit):
+    np = pytest.importorskip("numpy")
+    ch = gpu_child()
+    addr, site, epoch, thread, block = ch._unpack(np, _records(np, rows))
+    assert ch._collision(np, addr, site, block, 0, 1) is None  # one block
+    assert ch._same_block(np, addr, site, epoch, thread, block, 0, 1) == hit
+
+
+def test_variant_counts_every_barrier():
+    view = '#line 1 "f.cu"\n  __syncthreads(); int n = __syncthreads_count(p) + __syncthreads_or(q);'
+    body = access_log.log_variant(view, 1, []).split('#line 1 "f.cu"\n')[1]
+    assert body == "  cudalint_syncthreads(); int n = cudalint_syncthreads_count(p) + cudalint_syncthreads_or(q);"
+    assert access_log.epochs_count_every_barrier(view)
+    assert not access_log.epochs_count_every_barrier(view + '\n asm volatile("bar.sync 1, 64;");')
+
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="nvcc not on PATH")
+def test_variant_with_barriers_compiles(tmp_path):
+    src = FIXTURE.read_text().replace("        atomicMax(best, vals[i]);",
+                                      "        atomicMax(best, vals[i]); __syncthreads(); (void)__syncthreads_and(1);")
+    p = tmp_path / "barriers.cu"
+    p.write_text(src)
+    findings, (job,) = _jobs(p)
+    assert job.log_sites and job.log_same_block
+    out = tmp_path / "v.cu"
+    out.write_text(access_log.log_variant(job.plan["source"], job.lines_offset, job.log_sites))
+    r = subprocess.run(["nvcc", "-arch=sm_90", "--ptx", "-x", "cu", str(out), "-o", str(tmp_path / "v.ptx")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "cudalint_syncthreads_and(1)" in out.read_text()
+
+
 def _job(result):
     geom = launch_shape.LaunchShape((2, 1, 1), (64, 1, 1), 0, "test")
     j = plan.KernelJob("f.cu", "k", [0], plan={"args": [{"name": "best"}]}, geometry=geom)
@@ -130,6 +191,27 @@ def test_judge_confirms_two_blocks_at_one_address():
                         "(line 11) and thread (6,0,0) of block (1,0,0) reads `*best` (line 12), both at byte 0 of "
                         "`best` (1 address(es) two blocks touch through these accesses); nothing orders threads "
                         "of different blocks (grid (2,1,1) block (64,1,1))")
+
+
+def test_judge_confirms_two_warps_of_one_block():
+    log = {"records": 128, "dropped": 0,
+           "pairs": [{"sites": [0, 1], "addresses": 1, "example": {"first": [1, 3], "second": [1, 40],
+                                                                    "same_block": True, "buffer": "best", "offset": 0}}]}
+    c = judges.judge_race(_race(), _job({"runs": 1, "access_log": log}))
+    assert (c.status, c.method) == ("confirmed", "access-log")
+    assert c.detail == ("in one launch thread (3,0,0) of block (1,0,0) updates atomically `atomicMax(best, v)` "
+                        "(line 11) and thread (40,0,0) reads `*best` (line 12), both at byte 0 of `best` (1 "
+                        "address(es) two warps of one block touch between the same two barriers through these "
+                        "accesses); no __syncthreads() between them, and warps do not run in lockstep "
+                        "(grid (2,1,1) block (64,1,1))")
+
+
+def test_judge_says_when_the_logging_run_failed():
+    job = _job({"runs": 1, "access_log": {"records": 0, "dropped": 0, "pairs": []}})
+    job.runs["access-log"] = Run("access-log", [], rc=5, timed_out=False, output="", result={"error": "IndexError"})
+    c = judges.judge_race(_race(), job)
+    assert c.status == "not-reproduced" and c.detail.endswith(
+        "; the run that logs the flagged accesses failed (IndexError)")
 
 
 def test_judge_without_a_collision_says_what_was_logged():

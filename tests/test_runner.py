@@ -492,6 +492,52 @@ def test_child_fills_index_buffers_with_aligned_small_offsets():
     assert vals.min() >= 1 and len(set(vals % 16)) > 1  # value buffers stay plain random data
 
 
+def test_child_fills_offset_buffers_below_their_range():
+    np = pytest.importorskip("numpy")
+    ch = gpu_child()
+    vals = ch._fill(np, np.random.default_rng(1), "i4", 4096, "offsets", 512).view("<i4")
+    assert vals.min() >= 0 and vals.max() <= 511 and len(np.unique(vals)) > 300  # across the range
+    assert len(np.unique(vals)) < vals.size  # and values meet, as neighbours do in a graph
+
+
+CSR_KERNEL = """
+__global__ void relax_first(const int* nindex, const int* nlist, int* best, int numv) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < numv) {
+        int nei = nlist[nindex[i]];
+        if (i < nei) best[nei] = i;
+    }
+}
+"""
+
+
+def test_offset_buffers_range_up_to_the_vertex_count(tmp_path):
+    from cudalint.frontend.parse import parse
+    from cudalint.frontend.tu import build_model
+    src = tmp_path / "csr.cu"
+    src.write_text(CSR_KERNEL)
+    (k,) = build_model(parse(str(src), Settings())).kernels
+    geom = launch_shape.LaunchShape((2, 1, 1), (64, 1, 1), 0, "default")
+    ap = arguments.synthesize_args(k.signature, geom, k)
+    by = {a.name: a for a in ap.args}
+    assert by["numv"].value == 512
+    assert {n: (by[n].fill, by[n].fill_range) for n in ("nindex", "nlist")} == {"nindex": ("offsets", 512),
+                                                                               "nlist": ("offsets", 512)}
+    assert by["best"].fill == "random"
+    # a vertex count far above the threads: values stay at 4 per thread, so that they meet
+    assert arguments.offset_range([1 << 20], geom) == 512
+    assert arguments.offset_range([3], geom) == 8 and arguments.offset_range([], geom) == 128
+
+
+def test_kernel_of_a_header_finding_is_built_from_the_file_that_calls_into_it():
+    from cudalint.findings import Related
+    f = _f(line=76, category="barrier-divergence", rule="CUDA204", path="include/reduce.h")
+    assert runner.kernel_file(f) == "include/reduce.h"
+    f = f.with_(related=(Related("include/reduce.h", 40, 3, "the other access"),
+                         Related("src/pull.cu", 67, 13, runner.VIA), Related("include/reduce.h", 90, 5, runner.VIA)))
+    assert runner.kernel_file(f) == "src/pull.cu"
+
+
 def test_index_buffers_from_the_model():
     from cudalint.frontend.parse import parse
     from cudalint.frontend.tu import build_model

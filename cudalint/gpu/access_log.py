@@ -8,9 +8,13 @@ as each happens (:func:`log_variant`), runs the kernel once, and the child repor
 two different blocks touched through a pair of those accesses that race: a plain write with any
 access, or an atomic with a plain one. Nothing orders threads of two blocks within one launch,
 whether the blocks ran at the same time or one after the other, so such a pair is the race itself.
+Within one block, each thread also counts the `__syncthreads()` it has passed (its barrier epoch,
+kept with every record): two warps of one block at one address in the same epoch had no barrier
+between them. Lanes of one warp are not judged (one instruction may serve both).
 
 A kernel with a fence or a grid-wide sync is left to the differential runs: there a flag
-protocol (`__threadfence()`, then a flag other blocks wait for) may order the two blocks.
+protocol (`__threadfence()`, then a flag other blocks wait for) may order the two blocks. A kernel
+with barriers the epochs do not count (PTX `bar.sync`, named barriers) gets no same-block verdict.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ SLOTS = 1 << 22  # logged accesses (16 bytes each: 64 MiB of device memory)
 MAX_SITES = 255
 # what may order two blocks inside one launch; with any of these the log proves nothing
 _ORDERING = re.compile(r"\b(__threadfence\w*|atomic_thread_fence|fence_\w+|this_grid|grid_group)\b|\.\s*sync\s*\(")
+# barriers inside a block that the epoch count does not see
+_UNCOUNTED_BARRIERS = re.compile(r"\bbar(rier)?\.(sync|arrive|red)\b|\b__barrier_sync\b|\bbarrier_sync\b")
+_SYNCTHREADS = re.compile(r"\b__syncthreads(_count|_and|_or)?(?=\s*\()")
+EPOCH_SLOTS = 1 << 22  # threads whose barrier count is kept (2 bytes each)
 
 
 @dataclass(frozen=True)
@@ -138,15 +146,36 @@ def may_order_blocks(view: str) -> bool:
     return bool(_ORDERING.search(view))
 
 
-_LOG = """extern "C" {{ __device__ unsigned long long cudalint_log_count; __device__ unsigned long long cudalint_log[{slots}]; }}
+def epochs_count_every_barrier(view: str) -> bool:
+    """Whether every barrier inside a block is a `__syncthreads*()` (which the log counts)."""
+    return not _UNCOUNTED_BARRIERS.search(view)
+
+
+_LOG = """extern "C" {{ __device__ unsigned long long cudalint_log_count; __device__ unsigned long long cudalint_log[{slots}];
+  __device__ unsigned short cudalint_epoch[{epochs}]; }}
+static __device__ __forceinline__ unsigned long long cudalint_thread_id() {{
+  unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+  return block * (blockDim.x * blockDim.y * blockDim.z) + threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}}
+static __device__ __forceinline__ void cudalint_tick() {{  // after each __syncthreads(): one more epoch
+  unsigned long long g = cudalint_thread_id();
+  if (g < {epochs}ULL && cudalint_epoch[g] < 0xFFEu) cudalint_epoch[g]++;
+}}
+static __device__ __forceinline__ void cudalint_syncthreads() {{ __syncthreads(); cudalint_tick(); }}
+static __device__ __forceinline__ int cudalint_syncthreads_count(int p) {{ int r = __syncthreads_count(p); cudalint_tick(); return r; }}
+static __device__ __forceinline__ int cudalint_syncthreads_and(int p) {{ int r = __syncthreads_and(p); cudalint_tick(); return r; }}
+static __device__ __forceinline__ int cudalint_syncthreads_or(int p) {{ int r = __syncthreads_or(p); cudalint_tick(); return r; }}
 template <class T> static __device__ __forceinline__ T *cudalint_note(T *p, unsigned int site) {{
   if (!__isGlobal((const void *)p)) return p;  // shared memory: each block's own, at equal addresses
   unsigned long long k = atomicAdd(&cudalint_log_count, 1ULL);
   if (k < {half}ULL) {{
     unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
     unsigned long long thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned long long g = cudalint_thread_id();
+    unsigned long long epoch = g < {epochs}ULL ? cudalint_epoch[g] : 0xFFFu;
     cudalint_log[2 * k] = (unsigned long long)(const volatile void *)p;
-    cudalint_log[2 * k + 1] = ((unsigned long long)site << 56) | (thread << 40) | block;
+    // site 8 bits, barrier epoch 12, thread 12, block 32 (unpacked by child._unpack)
+    cudalint_log[2 * k + 1] = ((unsigned long long)site << 56) | (epoch << 44) | ((thread & 0xFFFu) << 32) | (block & 0xFFFFFFFFu);
   }}
   return p;
 }}
@@ -156,7 +185,8 @@ template <class T> static __device__ __forceinline__ T *cudalint_note(T *p, unsi
 def log_variant(view: str, offset: int, sites: list[Site]) -> str:
     """The device view with each site logging itself: a read or write `E` becomes
     `(*cudalint_note(&(E), id))`, an atomic's address argument `p` becomes `cudalint_note(p, id)`;
-    sites nest (`a[b[i]]`) as their spans do."""
+    sites nest (`a[b[i]]`) as their spans do. Each `__syncthreads*()` also counts the thread's
+    barrier epoch."""
     rows = view.split("\n")
     by_row: dict[int, list] = {}
     for s in sites:
@@ -175,7 +205,8 @@ def log_variant(view: str, offset: int, sites: list[Site]) -> str:
         for pos, _, _, text in sorted(inserts, reverse=True):
             row = row[:pos] + text + row[pos:]
         rows[k] = row
-    return _LOG.format(slots=2 * SLOTS, half=SLOTS) + "\n".join(rows)
+    body = _SYNCTHREADS.sub(lambda m: "cudalint_syncthreads" + (m.group(1) or ""), "\n".join(rows))
+    return _LOG.format(slots=2 * SLOTS, half=SLOTS, epochs=EPOCH_SLOTS) + body
 
 
 # ----------------------------------------------------------------------------- judging
@@ -190,8 +221,9 @@ _VERB = {"read": "reads", "write": "writes", "atomic": "updates atomically"}
 
 
 def judge_access_log(f: Finding, job, lines: set[int]) -> Confirmation | None:
-    """confirmed when two blocks touched one address through a racing pair of the logged accesses
-    on the finding's lines (one of them on its own line); None when the log shows none."""
+    """confirmed when two blocks (or two warps of one block between the same two barriers)
+    touched one address through a racing pair of the logged accesses on the finding's lines (one
+    of them on its own line); None when the log shows none."""
     r = job.runs.get("access-log")
     log = (r.result.get("access_log") if r is not None and not r.timed_out else None) or {}
     sites = {s.id: s for s in job.log_sites}
@@ -203,21 +235,33 @@ def judge_access_log(f: Finding, job, lines: set[int]) -> Confirmation | None:
             continue
         ex, g = hit["example"], job.geometry
         where = f"byte {ex['offset']} of `{ex['buffer']}`" if ex.get("buffer") else "the same address"
+        first = f"thread {_coords(ex['first'][1], g.block)} of block {_coords(ex['first'][0], g.grid)}"
+        second = f"thread {_coords(ex['second'][1], g.block)}"
+        if ex.get("same_block"):
+            who, why = "two warps of one block touch between the same two barriers", \
+                "no __syncthreads() between them, and warps do not run in lockstep"
+        else:
+            second += f" of block {_coords(ex['second'][0], g.grid)}"
+            who, why = "two blocks touch", "nothing orders threads of different blocks"
         return Confirmation("confirmed", "access-log", (
-            f"in one launch thread {_coords(ex['first'][1], g.block)} of block {_coords(ex['first'][0], g.grid)} "
-            f"{_VERB[a.kind]} `{a.text}` (line {a.line}) and thread {_coords(ex['second'][1], g.block)} of block "
-            f"{_coords(ex['second'][0], g.grid)} {_VERB[b.kind]} `{b.text}` (line {b.line}), both at {where} "
-            f"({hit['addresses']} address(es) two blocks touch through these accesses); nothing orders threads "
-            f"of different blocks ({g.describe()})"))
+            f"in one launch {first} {_VERB[a.kind]} `{a.text}` (line {a.line}) and {second} {_VERB[b.kind]} "
+            f"`{b.text}` (line {b.line}), both at {where} ({hit['addresses']} address(es) {who} through these "
+            f"accesses); {why} ({g.describe()})"))
     return None
 
 
 def log_summary(job) -> str:
     """What the log showed, for a finding it did not confirm ("" when there was no log)."""
     r = job.runs.get("access-log")
-    log = (r.result.get("access_log") if r is not None else None) or {}
+    if r is None:
+        return ""
+    if r.timed_out or r.result.get("error"):
+        why = "timed out" if r.timed_out else r.result.get("error")
+        return f"; the run that logs the flagged accesses failed ({why})"
+    log = r.result.get("access_log") or {}
     if not log:
         return ""
     dropped = f", {log['dropped']} more not logged (log full)" if log.get("dropped") else ""
-    return (f"; the flagged accesses, logged ({log.get('records', 0)} records{dropped}), show no address two "
-            f"blocks touch through a racing pair")
+    scope = "two blocks, or two warps of one block between the same barriers," if job.log_same_block else "two blocks"
+    return (f"; the flagged accesses, logged ({log.get('records', 0)} records{dropped}), show no address {scope} "
+            f"touch through a racing pair")

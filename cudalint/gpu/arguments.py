@@ -5,7 +5,7 @@ else values that make typical guards true; device buffers are sized by a z3 boun
 offset the kernel can touch at the launch shape (a generous heuristic where the offset is
 data-dependent) and filled with non-zero random data in the child; integer buffers whose values
 offset a vector access (:func:`index_buffers`) get small multiples of 16 instead, those whose values
-index other memory (:func:`offset_buffers`) 0 to 7.
+index other memory (:func:`offset_buffers`) random values below :func:`offset_range`.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ class Arg:
     value: float | int | None = None  # scalars
     nbytes: int = 0  # buffers
     source: str = ""  # why this value / size
-    fill: str = "random"  # buffers: "random" values, or "index" (multiples of 16, see index_buffers)
+    fill: str = "random"  # buffers: "random" values, "index" (multiples of 16, see index_buffers) or "offsets"
+    fill_range: int = 8  # "offsets": values 0 .. fill_range - 1
 
     def describe(self) -> str:
         if self.kind == "buffer":
@@ -101,6 +102,14 @@ def _launch_value(launch, i: int, dtype: str):
     if dtype in _FLOATS and i < len(reals) and reals[i] is not None:
         return reals[i]
     return ints[i] if i < len(ints) else None
+
+
+def offset_range(ints: list[int], geom: LaunchShape) -> int:
+    """Values of index arrays: below the largest integer argument (a vertex count, so that
+    `nlist[j] < numv`; guards like `i < nlist[j]` then hold for threads of every block), at most 4
+    per thread (so that values meet, as neighbours do in a graph), at least 8."""
+    threads = max(1, geom.threads)
+    return max(8, min(ints[0] if ints else threads, 4 * threads))
 
 
 def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = None, settings=None) -> ArgPlan:
@@ -158,7 +167,7 @@ def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = N
         integers = (dtype or "").startswith(("i", "u"))
         fill = "index" if p.name in index_names and integers else \
             "offsets" if p.name in offset_names and integers else "random"
-        out.append(Arg(p.name, "buffer", dtype or "f4", None, nbytes, why, fill))
+        out.append(Arg(p.name, "buffer", dtype or "f4", None, nbytes, why, fill, offset_range(ints, geom)))
     plan.args = out
     return plan
 
@@ -171,9 +180,9 @@ def _loaded_from(e) -> set[str]:
 
 def offset_buffers(kernel) -> set[str]:
     """Arrays whose loaded values index memory or bound a loop (CSR's `nindex`/`nlist`, a
-    permutation): the child fills them with 0..7, in range of any buffer they index, and with 0
-    among them, so that their values meet (`data[nlist[j]]` is `data[0]` for some j, as on a real
-    graph) where random data would name each element once or never."""
+    permutation): the child fills them with random values below :func:`offset_range`, in range of
+    any buffer they index (those are sized for every thread and the largest integer argument), so
+    that their values meet (`data[nlist[j]]` is one element for several j, as on a real graph)."""
     from cudalint.model import Access
     out: set[str] = set()
     for a in getattr(kernel, "events", ()):

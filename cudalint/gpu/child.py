@@ -16,7 +16,7 @@ against ``diff.rtol`` (atomics add floats in a different order each run). With
 same inputs, and its buffers are compared with the first run's the same way. With ``arrivals``,
 the source counts per thread how often it reaches each flagged ``__syncthreads()``; with
 ``access_log``, it logs its flagged global accesses, and the child reports the addresses two blocks
-touched through a racing pair of them.
+(or two warps of one block between the same two barriers) touched through a racing pair of them.
 
 Standard library, NumPy and CuPy only: it is loaded by path and imports nothing from cudalint.
 """
@@ -29,12 +29,12 @@ import sys
 import time
 
 
-def _fill(np, rng, dtype: str, nbytes: int, fill: str = "random"):
+def _fill(np, rng, dtype: str, nbytes: int, fill: str = "random", fill_range: int = 8):
     if fill == "index" and dtype[:1] in "iu":
         size = int(dtype[1:])
         a = (16 * rng.integers(1, 8, size=nbytes // size)).astype("<" + dtype)
     elif fill == "offsets" and dtype[:1] in "iu":
-        a = rng.integers(0, 8, size=nbytes // int(dtype[1:])).astype("<" + dtype)
+        a = rng.integers(0, max(1, fill_range), size=nbytes // int(dtype[1:])).astype("<" + dtype)
     elif dtype in ("f4", "f8", "f2"):
         n = nbytes // int(dtype[1:])
         a = rng.uniform(0.5, 2.0, size=n).astype("<" + dtype)
@@ -172,6 +172,8 @@ def _arrivals(cupy, np, mod, plan) -> list:
 
 def _extent(np, addr, block):
     """Per distinct address: (address, lowest block, highest block) that touched it."""
+    if not addr.size:
+        return addr, block, block
     order = np.lexsort((block, addr))
     addr, block = addr[order], block[order]
     first = np.r_[True, addr[1:] != addr[:-1]]
@@ -180,7 +182,9 @@ def _extent(np, addr, block):
 
 
 def _collision(np, addr, site, block, p: int, q: int):
-    """(addresses two different blocks touched through sites p and q, one of them, its blocks)."""
+    """(addresses two different blocks touched through sites p and q, one of them, its blocks).
+    `addr` may be any per-record key and `block` any per-record group: same-block races ask for
+    two warps at one (address, block, barrier epoch)."""
     ua, lo_a, hi_a = _extent(np, addr[site == p], block[site == p])
     if p == q:
         both = np.nonzero(lo_a != hi_a)[0]
@@ -197,31 +201,61 @@ def _collision(np, addr, site, block, p: int, q: int):
     return int(cross.size), int(ua[i]), int(a_blk), int(b_blk)
 
 
+UNKNOWN_EPOCH = 0xFFF  # the thread's barrier count was not kept (cudalint.gpu.access_log)
+
+
+def _unpack(np, raw):
+    """Per record: address, site, barrier epoch, thread, block (the layout of access_log._LOG)."""
+    addr, meta = raw[:, 0], raw[:, 1]
+    field = lambda shift, bits: ((meta >> np.uint64(shift)) & np.uint64((1 << bits) - 1)).astype(np.int64)
+    return addr, field(56, 8), field(44, 12), field(32, 12), field(0, 32)
+
+
+def _same_block(np, addr, site, epoch, thread, block, p: int, q: int):
+    """Like _collision for two warps of one block between the same two barriers: (pairs found,
+    address, (block, thread), (block, thread))."""
+    keep = (epoch != UNKNOWN_EPOCH) & ((site == p) | (site == q))
+    if not keep.any():
+        return None
+    rows = np.stack([addr[keep].astype(np.int64), block[keep], epoch[keep]], axis=1)
+    _, key = np.unique(rows, axis=0, return_inverse=True)
+    key, s, warp, th = key.reshape(-1), site[keep], thread[keep] // 32, thread[keep]
+    hit = _collision(np, key, s, warp, p, q)
+    if hit is None:
+        return None
+    found, k, w_a, w_b = hit
+    pick = lambda sv, w: int(np.nonzero((key == k) & (s == sv) & (warp == w))[0][0])
+    a, b = pick(p, w_a), pick(q, w_b)
+    blk = int(block[keep][a])
+    return found, int(addr[keep][a]), [blk, int(th[a])], [blk, int(th[b])]
+
+
 def _access_log(cupy, np, mod, plan, bufs) -> dict:
     """Per racing pair of logged sites (``access_log`` in the plan; cudalint.gpu.access_log): how
-    many addresses threads of two different blocks touched through it, with one example."""
+    many addresses threads of two different blocks touched through it (or, with ``same_block``,
+    two warps of one block with no barrier between), with one example."""
     spec = plan["access_log"]
     slots = int(spec["slots"])
     count = int(cupy.ndarray((1,), dtype=cupy.uint64, memptr=mod.get_global("cudalint_log_count")).get()[0])
     n = min(count, slots)
     log = cupy.ndarray((2 * slots,), dtype=cupy.uint64, memptr=mod.get_global("cudalint_log"))
-    raw = log[:2 * n].get().reshape(n, 2)
-    addr, meta = raw[:, 0], raw[:, 1]
-    site = (meta >> np.uint64(56)).astype(np.int64)
-    thread = ((meta >> np.uint64(40)) & np.uint64(0xFFFF)).astype(np.int64)
-    block = (meta & np.uint64((1 << 40) - 1)).astype(np.int64)
+    addr, site, epoch, thread, block = _unpack(np, log[:2 * n].get().reshape(n, 2))
     spans = [(a["name"], int(b.data.ptr), int(a["nbytes"])) for a, b in zip(plan["args"], bufs) if b is not None]
     out = {"records": n, "dropped": count - n, "pairs": []}
     for p, q in spec["pairs"]:
         hit = _collision(np, addr, site, block, p, q)
-        if hit is None:
-            continue
-        found, address, a_blk, b_blk = hit
+        if hit is not None:
+            found, address, a_blk, b_blk = hit
 
-        def who(s, blk):
-            k = np.nonzero((addr == address) & (site == s) & (block == blk))[0][0]
-            return [int(block[k]), int(thread[k])]
-        example = {"first": who(p, a_blk), "second": who(q, b_blk)}
+            def who(s, blk):
+                k = np.nonzero((addr == address) & (site == s) & (block == blk))[0][0]
+                return [int(block[k]), int(thread[k])]
+            example = {"first": who(p, a_blk), "second": who(q, b_blk)}
+        elif spec.get("same_block") and (hit := _same_block(np, addr, site, epoch, thread, block, p, q)):
+            found, address, first, second = hit
+            example = {"first": first, "second": second, "same_block": True}
+        else:
+            continue
         for name, base, size in spans:
             if base <= address < base + size:
                 example.update(buffer=name, offset=address - base)
@@ -267,7 +301,8 @@ def main(argv) -> int:
         init = []
         for a in plan["args"]:
             if a["kind"] == "buffer":
-                init.append(_fill(np, rng, a["dtype"], int(a["nbytes"]), a.get("fill", "random")))
+                init.append(_fill(np, rng, a["dtype"], int(a["nbytes"]), a.get("fill", "random"),
+                                  int(a.get("fill_range") or 8)))
             else:
                 init.append(None)
         bufs = [cupy.empty(int(a["nbytes"]), dtype=cupy.uint8) if a["kind"] == "buffer" else None

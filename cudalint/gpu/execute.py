@@ -77,7 +77,8 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
             p.update(source=variant, arrivals={"lines": lines, "slots": slots}, runs=1)
         elif step == "access-log":
             p.update(source=log_variant(plan["source"], job.lines_offset, job.log_sites), runs=1,
-                     access_log={"slots": SLOTS, "pairs": race_pairs(job.log_sites)})
+                     access_log={"slots": SLOTS, "pairs": race_pairs(job.log_sites),
+                                 "same_block": job.log_same_block})
         elif step in ("ncu", "ncu-kernel"):
             p["runs"] = 1
         elif step == "memcheck-optimised":  # -G splits some 8-byte accesses into narrower ones

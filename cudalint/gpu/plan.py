@@ -17,7 +17,7 @@ from pathlib import Path
 from cudalint.engine import file_model
 from cudalint.findings import Finding
 
-from .access_log import log_sites, may_order_blocks
+from .access_log import epochs_count_every_barrier, log_sites, may_order_blocks
 from .arguments import ArgPlan, synthesize_args
 from .launch_shape import EvalError, LaunchShape, c_eval, choose_shape, overrides
 from .proc import Run
@@ -40,6 +40,7 @@ class KernelJob:
     accesses: dict = field(default_factory=dict)  # line -> {(read|write|atomic, bytes)} of the static model
     log_sites: list = field(default_factory=list)  # access_log.Site per global access the access-log step logs
     log_note: str = ""  # why the accesses were not logged
+    log_same_block: bool = False  # the log also judges two warps of one block (barrier epochs)
 
     def peers(self, f: Finding) -> list[int]:
         """Other lines of the kernel that the static pass flags for the same category."""
@@ -143,7 +144,8 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
             "name_expressions": [f.kernel], "kernel": f.kernel,
             "grid": list(geom.grid), "block": list(geom.block), "shared_bytes": geom.shared_bytes,
             "args": _aliased_args([{"name": a.name, "kind": a.kind, "dtype": a.dtype, "value": a.value,
-                                    "nbytes": a.nbytes, "fill": a.fill} for a in args.args], aliased),
+                                    "nbytes": a.nbytes, "fill": a.fill, "fill_range": a.fill_range}
+                                   for a in args.args], aliased),
             "runs": 1, "seed": 12345,
             "mem_limit": int(os.environ.get("CUDALINT_CONFIRM_MEM", 4 << 30)),
         }
@@ -161,6 +163,7 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
                 lines = {r.line for f in races for r in f.related if r.path == f.path} | {f.line for f in races}
                 arrays = {dict(f.properties).get("array") for f in races}
                 job.log_sites = log_sites(kernels[key], path, lines, arrays, source_lines)
+                job.log_same_block = epochs_count_every_barrier(view)
         # Device debug code keeps each access on its own source line (at -O3 a wide load is
         # scheduled into the next line's code and the tools name that line); bank-conflict
         # counts must come from the optimised code the user ships.

@@ -72,6 +72,7 @@ UNOBSERVED = {
     "CUDA207": "no NVIDIA tool reports __activemask() masks; converged lanes usually hide it",
     "CUDA208": "nvcc itself rejects the legacy shuffles on sm_70+ (and warns about the votes)",
 }
+VIA = "reached through this call"  # the note cudalint.analysis puts on each call into a helper
 NEEDS_GPU = "--confirm needs a CUDA GPU and `pip install cudalint[gpu]`"
 
 
@@ -133,7 +134,7 @@ def confirm(findings: list[Finding], settings=None, timeout: float = 60.0, jobs:
         elif f.category not in JUDGES:
             results[i] = Confirmation("unsupported", "none", f"no GPU evidence for category {f.category}")
         else:
-            kernel_idx.setdefault(f.path, []).append(i)
+            kernel_idx.setdefault(kernel_file(f), []).append(i)
     all_jobs: list[KernelJob] = []
     for path, idxs in kernel_idx.items():
         try:
@@ -176,6 +177,13 @@ def confirm(findings: list[Finding], settings=None, timeout: float = 60.0, jobs:
     shutil.rmtree(work, ignore_errors=True)
     return [f.with_(confirmation=results.get(i) or Confirmation("error", "none", "not confirmed"))
             for i, f in enumerate(findings)]
+
+
+def kernel_file(f: Finding) -> str:
+    """The file to build the kernel from: a finding inside a header helper names the header, and
+    its first "reached through this call" note the call in the kernel, whose file includes it."""
+    via = [r.path for r in f.related if r.message == VIA]
+    return via[0] if via else f.path
 
 
 def _keep(keep_dir: str, jobs: list, host_idx: dict, host_futs: dict) -> None:
