@@ -5,7 +5,8 @@ else values that make typical guards true; device buffers are sized by a z3 boun
 offset the kernel can touch at the launch shape (a generous heuristic where the offset is
 data-dependent) and filled with non-zero random data in the child; integer buffers whose values
 offset a vector access (:func:`index_buffers`) get small multiples of 16 instead, those whose values
-index other memory (:func:`offset_buffers`) random values below :func:`offset_range`.
+index other memory (:func:`offset_buffers`) values below :func:`offset_range`, and those that bound
+loops (:func:`bound_buffers`) rising CSR offsets.
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ class Arg:
     value: float | int | None = None  # scalars
     nbytes: int = 0  # buffers
     source: str = ""  # why this value / size
-    fill: str = "random"  # buffers: "random" values, "index" (multiples of 16, see index_buffers) or "offsets"
-    fill_range: int = 8  # "offsets": values 0 .. fill_range - 1
+    # buffers: "random" values, "index" (multiples of 16, see index_buffers), "offsets" or "bounds"
+    fill: str = "random"
+    fill_range: int = 8  # "offsets" and "bounds": values 0 .. fill_range - 1
 
     def describe(self) -> str:
         if self.kind == "buffer":
@@ -142,6 +144,7 @@ def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = N
     sc_args = {a.name: a for a in plan.args}
     index_names = index_buffers(kernel) if kernel is not None else set()
     offset_names = offset_buffers(kernel) - index_names if kernel is not None else set()
+    bound_names = bound_buffers(kernel) - index_names if kernel is not None else set()
     for p in params:
         if not p.pointer:
             out.append(sc_args[p.name])
@@ -165,8 +168,8 @@ def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = N
         nbytes = min(nbytes, MAX_BUFFER) if p.name not in ovr else nbytes
         nbytes = (nbytes + 255) // 256 * 256
         integers = (dtype or "").startswith(("i", "u"))
-        fill = "index" if p.name in index_names and integers else \
-            "offsets" if p.name in offset_names and integers else "random"
+        fill = "random" if not integers else "index" if p.name in index_names else \
+            "bounds" if p.name in bound_names else "offsets" if p.name in offset_names else "random"
         out.append(Arg(p.name, "buffer", dtype or "f4", None, nbytes, why, fill, offset_range(ints, geom)))
     plan.args = out
     return plan
@@ -178,18 +181,66 @@ def _loaded_from(e) -> set[str]:
     return {s.name.partition("@")[0] for s in syms(e) if s.origin == "value" and "@" in s.name} if e is not None else set()
 
 
+def _thread_comparisons(e):
+    """The loaded arrays compared (`<`, `<=`, `>`, `>=`) with a thread's or block's index in e
+    (`if (i < nlist[beg])`)."""
+    from cudalint.model import Op, syms
+    if not isinstance(e, Op):
+        return set()
+    out = set()
+    if e.op in ("<", "<=", ">", ">=") and len(e.args) == 2:
+        for mine, other in (e.args, e.args[::-1]):
+            if any(s.origin == "builtin" for s in syms(other)):
+                out |= _loaded_from(mine)
+    for a in e.args:
+        out |= _thread_comparisons(a)
+    return out
+
+
+def _compared_loads(e) -> set[str]:
+    """Arrays two of whose loads are compared with each other in e (`if (beg < end)` with
+    `beg = nindex[i]`, `end = nindex[i + 1]`)."""
+    from cudalint.model import Op
+    if not isinstance(e, Op):
+        return set()
+    out = set()
+    if e.op in ("<", "<=", ">", ">=", "!=", "==") and len(e.args) == 2:
+        out |= _loaded_from(e.args[0]) & _loaded_from(e.args[1])
+    for a in e.args:
+        out |= _compared_loads(a)
+    return out
+
+
 def offset_buffers(kernel) -> set[str]:
-    """Arrays whose loaded values index memory or bound a loop (CSR's `nindex`/`nlist`, a
-    permutation): the child fills them with random values below :func:`offset_range`, in range of
-    any buffer they index (those are sized for every thread and the largest integer argument), so
-    that their values meet (`data[nlist[j]]` is one element for several j, as on a real graph)."""
+    """Arrays whose loaded values index memory or are compared with a thread's index (CSR's
+    `nlist`, a permutation): the child fills them with values below :func:`offset_range` (in range
+    of any buffer they index: those are sized for every thread and the largest integer argument),
+    half of them below 4, so that guards like `i < nlist[j]` hold in every block and values meet
+    (`data[nlist[j]]` is one element for several j, as on a real graph). Where random data would
+    name each element once or never."""
     from cudalint.model import Access
     out: set[str] = set()
     for a in getattr(kernel, "events", ()):
         if isinstance(a, Access):
             out |= _loaded_from(a.offset)
+            for g in a.guard:
+                out |= _thread_comparisons(g)
+    return {n for n in out if not n.startswith("atomic")} - bound_buffers(kernel)
+
+
+def bound_buffers(kernel) -> set[str]:
+    """Arrays whose loaded values bound a loop or are compared with each other (CSR's `nindex`:
+    `for (j = nindex[i]; j < nindex[i + 1]; j++)`): the child fills them as a CSR offset array
+    (rising by 8 to 39 per element, below :func:`offset_range`), so that every vertex has
+    neighbours (random values would leave half the ranges empty)."""
+    from cudalint.model import Access
+    out: set[str] = set()
     for loop in getattr(kernel, "loops", {}).values():
         out |= _loaded_from(loop.init) | _loaded_from(loop.cond)
+    for a in getattr(kernel, "events", ()):
+        if isinstance(a, Access):
+            for g in a.guard:
+                out |= _compared_loads(g)
     return {n for n in out if not n.startswith("atomic")}
 
 

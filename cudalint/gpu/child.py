@@ -33,8 +33,13 @@ def _fill(np, rng, dtype: str, nbytes: int, fill: str = "random", fill_range: in
     if fill == "index" and dtype[:1] in "iu":
         size = int(dtype[1:])
         a = (16 * rng.integers(1, 8, size=nbytes // size)).astype("<" + dtype)
-    elif fill == "offsets" and dtype[:1] in "iu":
-        a = rng.integers(0, max(1, fill_range), size=nbytes // int(dtype[1:])).astype("<" + dtype)
+    elif fill == "offsets" and dtype[:1] in "iu":  # half below 4 (values meet), half anywhere
+        n, top = nbytes // int(dtype[1:]), max(1, fill_range)
+        a = np.where(rng.random(n) < 0.5, rng.integers(0, min(4, top), size=n), rng.integers(0, top, size=n))
+        a = a.astype("<" + dtype)
+    elif fill == "bounds" and dtype[:1] in "iu":  # CSR offsets: 8 to 39 more each, wrapping at the range
+        n, top = nbytes // int(dtype[1:]), max(1, fill_range)
+        a = (np.cumsum(rng.integers(8, 40, size=n)) % top).astype("<" + dtype)
     elif dtype in ("f4", "f8", "f2"):
         n = nbytes // int(dtype[1:])
         a = rng.uniform(0.5, 2.0, size=n).astype("<" + dtype)
@@ -45,7 +50,7 @@ def _fill(np, rng, dtype: str, nbytes: int, fill: str = "random", fill_range: in
         a = np.ones(nbytes, dtype="u1")
     else:
         size = int(dtype[1:])
-        a = rng.integers(1, 8, size=nbytes // size).astype("<" + dtype)
+        a = rng.integers(1, 100, size=nbytes // size).astype("<" + dtype)
     raw = a.view("u1")
     if raw.size < nbytes:
         raw = np.concatenate([raw, np.ones(nbytes - raw.size, dtype="u1")])
