@@ -21,7 +21,9 @@ into other files, methods called on an object, overloaded names and recursion st
 live and held by nothing else loses it: reported at that line (a `cudaMalloc` in a loop without
 the `cudaFree` of the previous iteration), on paths without a branch since the earlier
 allocation. Memory still live when `main` returns is reported as compute-sanitizer's leak check
-reports it (it lives until the process exits); `host-leaks-at-exit = false` turns that off.
+reports it (it lives until the process exits); `host-leaks-at-exit = false` turns that off. One
+allocation leaked at several exits (a program that returns from every failing check) is one
+finding, at the first of them; the later exits are named in it and in its notes.
 
 ## Why is this bad?
 Device and pinned memory are scarce and are not returned until the context is destroyed. A
@@ -60,27 +62,52 @@ from cudalint.findings import Related
 from cudalint.registry import make_rule
 
 
+MAX_LISTED_EXITS = 8  # later exits of one allocation named in its message
+
+
+def _how(leak) -> str:
+    exit_text = (f"the function ends at line {leak.exit_loc.line}" if leak.implicit
+                 else f"the function returns at line {leak.exit_loc.line}")
+    if leak.in_main:
+        exit_text = f"`main` {exit_text[len('the function '):]}; it lives until the process exits"
+    if leak.overwritten_by:
+        how = f"is lost while still live: {leak.overwritten_by}"
+        if leak.alloc_loc.line == leak.exit_loc.line:
+            how += " (the allocation of the previous iteration)"
+        return how
+    if leak.path:
+        return f"is leaked when {' and '.join(leak.path[-3:])} and {exit_text}"
+    return f"is still held (neither released nor handed on) when {exit_text}"
+
+
+def _exits(leaks) -> list:
+    """One allocation's leaks at function exits, grouped (a program that returns from every
+    failing check leaks each earlier buffer at every one of them): the first exit carries the
+    finding, the later ones are named in it."""
+    by_alloc: dict = {}
+    for leak in leaks:
+        by_alloc.setdefault((leak.name, leak.alloc_loc), []).append(leak)
+    return [sorted(group, key=lambda k: (k.exit_loc.line, k.exit_loc.column)) for group in by_alloc.values()]
+
+
 def check(ctx):
     for fn, flow in analyze_file(ctx):
-        for leak in flow.leaks:
-            exit_text = (f"the function ends at line {leak.exit_loc.line}" if leak.implicit
-                         else f"the function returns at line {leak.exit_loc.line}")
-            if leak.in_main:
-                exit_text = f"`main` {exit_text[len('the function '):]}; it lives until the process exits"
-            if leak.overwritten_by:
-                how = f"is lost while still live: {leak.overwritten_by}"
-                if leak.alloc_loc.line == leak.exit_loc.line:
-                    how += " (the allocation of the previous iteration)"
-            elif leak.path:
-                how = f"is leaked when {' and '.join(leak.path[-3:])} and {exit_text}"
-            else:
-                how = f"is still held (neither released nor handed on) when {exit_text}"
-            msg = (f"`{leak.name}` ({KIND_NAMES[leak.kind]} from `{leak.alloc}` at line {leak.alloc_loc.line}) "
-                   f"{how}")
-            related = [Related(leak.alloc_loc.path, leak.alloc_loc.line, leak.alloc_loc.column,
-                               f"`{leak.name}` allocated here by `{leak.alloc}`")]
-            yield RULE.finding(leak.exit_loc, msg, kernel=None, related=related,
-                               properties=(("function", fn.name), ("path", " and ".join(leak.path))))
+        lost = [leak for leak in flow.leaks if leak.overwritten_by]
+        groups = [[leak] for leak in lost] + _exits([leak for leak in flow.leaks if not leak.overwritten_by])
+        for first, *later in groups:
+            msg = (f"`{first.name}` ({KIND_NAMES[first.kind]} from `{first.alloc}` at line {first.alloc_loc.line}) "
+                   f"{_how(first)}")
+            if later:
+                lines = [str(k.exit_loc.line) for k in later]
+                shown = ", ".join(lines[:MAX_LISTED_EXITS]) + (", …" if len(lines) > MAX_LISTED_EXITS else "")
+                msg += f"; also leaked at {len(later)} later exit{'s' if len(later) > 1 else ''} (line{'s' if len(later) > 1 else ''} {shown})"
+            related = [Related(first.alloc_loc.path, first.alloc_loc.line, first.alloc_loc.column,
+                               f"`{first.name}` allocated here by `{first.alloc}`")]
+            related += [Related(k.exit_loc.path, k.exit_loc.line, k.exit_loc.column, "also " + _how(k).removeprefix("is "))
+                        for k in later]
+            yield RULE.finding(first.exit_loc, msg, kernel=None, related=related,
+                               properties=(("function", fn.name), ("path", " and ".join(first.path)),
+                                           ("exits", 1 + len(later))))
 
 
 RULE = make_rule(__doc__, code="CUDA401", name="device-memory-leak", category="memory-leak",

@@ -4,6 +4,7 @@ parsed for real, analysed, and the leak / double-free / mismatch / unsync result
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -335,3 +336,16 @@ def test_null_test_of_a_call_result(tmp_path):
     }""")
     assert lines(r.leaks, "exit_loc", base) == [6]
     assert r.double_frees == []
+
+
+def test_one_allocation_leaked_at_several_exits_is_one_finding():
+    from cudalint.engine import analyze_file
+    path = Path(__file__).resolve().parent.parent / "fixtures/host/check_macros.cu"
+    (f,) = [f for f in analyze_file(str(path), Settings()).findings if f.rule == "CUDA401" and f.line == 84]
+    assert f.message == ("`d` (device memory from `cudaMalloc` at line 82) is leaked when `cudaGetLastError` fails "
+                         "at line 84 and the function returns at line 84; also leaked at 2 later exits (lines 85, 86)")
+    assert [(r.line, r.message) for r in f.related] == [
+        (82, "`d` allocated here by `cudaMalloc`"),
+        (85, "also leaked when `cudaDeviceSynchronize` fails at line 85 and the function returns at line 85"),
+        (86, "also leaked when `cudaMemset` fails at line 86 and the function returns at line 86")]
+    assert dict(f.properties)["exits"] == 3
