@@ -7,6 +7,7 @@ once (before its first use, as the bindings demand) and the ctypes helpers live 
 from __future__ import annotations
 
 import ctypes
+from functools import lru_cache
 
 import clang.cindex as ci
 
@@ -47,10 +48,53 @@ def _bind(name, argtypes, restype):
     fn.argtypes, fn.restype = argtypes, restype
 
 
+def _text(result) -> str:
+    """A CXString result as text: older bindings (the `libclang` package, LLVM 18) register these
+    entry points with a converter of their own, so the call already returned a str."""
+    return result if isinstance(result, str) else ci._CXString.from_result(result)
+
+
 def version() -> str:
     fn = ci.conf.lib.clang_getClangVersion
     fn.restype = ci._CXString
-    return ci._CXString.from_result(fn())
+    return _text(fn())
+
+
+def specialized_template(c):
+    """The template a specialisation instantiates, None where there is none. Older bindings
+    (LLVM 18) have the entry point but neither the property nor `Cursor.is_null`."""
+    if hasattr(ci.Cursor, "specialized_template"):
+        tmpl = c.specialized_template
+    else:
+        tmpl = ci.conf.lib.clang_getSpecializedCursorTemplate(c)
+    return None if tmpl is None or tmpl == ci.conf.lib.clang_getNullCursor() else tmpl
+
+
+def is_virtual_base(c) -> bool:
+    if hasattr(ci.Cursor, "is_virtual_base"):
+        return c.is_virtual_base()
+    return bool(ci.conf.lib.clang_isVirtualBase(c))
+
+
+_PROBE = """#if !__has_include(<stddef.h>)
+#error cudalint-probe: no builtin headers
+#endif
+#if !__has_include(<__clang_cuda_runtime_wrapper.h>)
+#error cudalint-probe: no CUDA wrapper headers
+#endif
+"""
+
+
+@lru_cache(maxsize=1)
+def resource_headers() -> tuple[bool, bool]:
+    """(clang's builtin headers, its CUDA wrapper headers) are found by this libclang. The
+    `libclang` package (LLVM 18, what TensorFlow installs) ships neither; libclang-ng both."""
+    try:
+        tu = new_index().parse("cudalint_probe.c", args=["-x", "c"], unsaved_files=[("cudalint_probe.c", _PROBE)])
+    except ci.TranslationUnitLoadError:
+        return False, False
+    said = " ".join(d.spelling for d in tu.diagnostics)
+    return "no builtin headers" not in said, "no CUDA wrapper headers" not in said
 
 
 def new_index() -> ci.Index:
@@ -92,9 +136,9 @@ def operator(cur: ci.Cursor) -> str:
     lib()
     if cur.kind == CursorKind.UNARY_OPERATOR:
         kind = _lib.clang_getCursorUnaryOperatorKind(cur)
-        return _UNARY.get(kind) or ci._CXString.from_result(_lib.clang_getUnaryOperatorKindSpelling(kind))
+        return _UNARY.get(kind) or _text(_lib.clang_getUnaryOperatorKindSpelling(kind))
     kind = _lib.clang_getCursorBinaryOperatorKind(cur)
-    return ci._CXString.from_result(_lib.clang_getBinaryOperatorKindSpelling(kind))
+    return _text(_lib.clang_getBinaryOperatorKindSpelling(kind))
 
 
 # CXUnaryOperatorKind values whose spellings ('++' for both) would lose the prefix/postfix split.
@@ -131,7 +175,7 @@ def file_name(handle) -> str | None:
     if not handle:
         return None
     lib()
-    return ci._CXString.from_result(_lib.clang_getFileName(handle)) or None
+    return _text(_lib.clang_getFileName(handle)) or None
 
 
 def tokens(cur: ci.Cursor) -> list[str]:

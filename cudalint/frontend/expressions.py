@@ -5,7 +5,7 @@ from __future__ import annotations
 import weakref
 from dataclasses import replace
 
-from cudalint.frontend.clang import CursorKind as K, TypeKind as T, const_int, operator, tokens
+from cudalint.frontend.clang import CursorKind as K, TypeKind as T, const_int, is_virtual_base, operator, tokens
 from cudalint.frontend.values import (AXES, BUILTIN_SCOPES, _PASS, Ptr, _align, _counted, _memory_scalar, _scope,
                                       _size, _strip, add, forget_fields, has_attr, local_field, mul, negate)
 from cudalint.model import BLOCK, THREAD, UNIFORM, Array, Const, Op, Sym
@@ -400,7 +400,7 @@ class Expressions:
                 continue
             bt = base.type.get_canonical()
             size, align = bt.get_size(), max(bt.get_align(), 1)
-            if size < 0 or base.is_virtual_base():
+            if size < 0 or is_virtual_base(base):
                 return None
             at = (at + align - 1) // align * align
             inner = Expressions._field_offset(bt, name)

@@ -10,10 +10,12 @@ import shutil
 from functools import lru_cache
 from pathlib import Path
 
+from cudalint.frontend import clang as cx
 from cudalint.settings import Settings
 
 SHIM_DIR = Path(__file__).resolve().parent.parent / "shim"
 COMPAT_DIR = Path(__file__).resolve().parent / "compat"
+BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"  # for a libclang without clang's own headers
 # Clang accepts newer arches than it supports for parsing only up to here; the AST is the same.
 DEFAULT_ARCH = "sm_80"
 _KNOWN_ARCHES = {"sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75",
@@ -38,6 +40,11 @@ def resolve_mode(settings: Settings) -> tuple[str, str | None]:
     """('shim', None) or ('toolkit', root). `auto` takes the toolkit when there is one."""
     if settings.cuda_mode == "shim":
         return "shim", None
+    if not cx.resource_headers()[1]:  # the toolkit's headers need clang's CUDA wrappers
+        if settings.cuda_mode == "toolkit":
+            raise ValueError("--cuda-mode toolkit: this libclang has no CUDA wrapper headers (the `libclang` "
+                             "package lacks clang's resource directory); install libclang-ng, or use --cuda-mode shim")
+        return "shim", None
     root = find_toolkit(settings.cuda_path)
     if settings.cuda_mode == "toolkit" and root is None:
         raise ValueError("--cuda-mode toolkit: no CUDA toolkit found (set --cuda-path or CUDA_PATH)")
@@ -47,6 +54,8 @@ def resolve_mode(settings: Settings) -> tuple[str, str | None]:
 def base_args(mode: str, root: str | None, std: str = "c++17", arch: str = DEFAULT_ARCH) -> list[str]:
     args = ["-x", "cuda", "--cuda-host-only", f"-std={std}", f"--cuda-gpu-arch={arch}",
             "-Wno-unknown-cuda-version", "-Wno-unused-command-line-argument", "-ferror-limit=0"]
+    if not cx.resource_headers()[0]:
+        args += ["-isystem", str(BUILTIN_DIR)]
     if mode == "shim":
         shim = str(SHIM_DIR)
         return args + ["-nocudainc", "-nocudalib", f"--cuda-path={shim}", "-isystem", shim,

@@ -11,6 +11,7 @@ from dataclasses import replace
 import clang.cindex as ci
 
 from cudalint.columns import code_point_column, source_lines
+from cudalint.frontend import clang as cx
 from cudalint.frontend import depth
 from cudalint.frontend.clang import CursorKind as K, file_name, file_position
 from cudalint.frontend.device import KernelBuilder, has_attr
@@ -30,7 +31,9 @@ _SCOPES = {K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL, K.CLASS_DECL, K.STRUCT
 _INTEGER_TYPES = {getattr(ci.TypeKind, n) for n in (
     "BOOL", "CHAR_U", "UCHAR", "USHORT", "UINT", "ULONG", "ULONGLONG", "CHAR_S", "SCHAR", "SHORT",
     "INT", "LONG", "LONGLONG", "ENUM")}
-_REAL_TYPES = {getattr(ci.TypeKind, n) for n in ("HALF", "FLOAT16", "FLOAT", "DOUBLE", "LONGDOUBLE")}
+# libclang 18's bindings (the `libclang` package) have no FLOAT16
+_REAL_TYPES = {getattr(ci.TypeKind, n) for n in ("HALF", "FLOAT16", "FLOAT", "DOUBLE", "LONGDOUBLE")
+               if hasattr(ci.TypeKind, n)}
 _FUNCS = {K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR}
 
 
@@ -115,8 +118,8 @@ def build_model(parsed: Parsed) -> FileModel:
             launches.append(launch[0])
             inst = launch[1]
             if inst is not None:
-                tmpl = inst.specialized_template
-                if tmpl is not None and not tmpl.is_null():
+                tmpl = cx.specialized_template(inst)
+                if tmpl is not None:
                     instantiations.setdefault(tmpl.get_usr(), {})[inst.get_usr()] = inst
     models, notes = [], []
     broken = _error_lines(parsed.tu, src)

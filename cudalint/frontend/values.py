@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from cudalint.frontend.clang import CursorKind as K, TypeKind as T
+from cudalint.frontend.clang import CursorKind as K, TypeKind as T, specialized_template
 from cudalint.frontend.depth import MAX_WALK, TooDeep
 from cudalint.model import BLOCK, THREAD, UNIFORM, Array, Const, Op, Sym
 
@@ -141,10 +141,10 @@ def _memory_scalar(ref) -> bool:
 def template_values(fn) -> dict:
     """Non-type template parameter name -> value for a function template specialisation."""
     try:
-        tmpl = fn.specialized_template
+        tmpl = specialized_template(fn)
     except Exception:
         return {}
-    if tmpl is None or tmpl.is_null():
+    if tmpl is None:
         return {}
     out = {}
     params = [ch for ch in tmpl.get_children() if ch.kind in (

@@ -1,0 +1,11 @@
+/* cudalint: stdarg.h for a libclang without its resource directory (see README.md). */
+#ifndef CUDALINT_BUILTIN_STDARG_H
+#define CUDALINT_BUILTIN_STDARG_H
+typedef __builtin_va_list va_list;
+typedef __builtin_va_list __gnuc_va_list;
+#define va_start(ap, param) __builtin_va_start(ap, param)
+#define va_end(ap) __builtin_va_end(ap)
+#define va_arg(ap, type) __builtin_va_arg(ap, type)
+#define va_copy(dest, src) __builtin_va_copy(dest, src)
+#define __va_copy(dest, src) __builtin_va_copy(dest, src)
+#endif

@@ -1,0 +1,66 @@
+"""Either libclang distribution: `libclang-ng` (the dependency: LLVM 22 with clang's resource
+directory) or `libclang` (LLVM 18, what TensorFlow installs: no resource directory, older
+bindings). .ci/run runs this file and the fixture markers a second time with `libclang` installed
+and CUDALINT_EXPECT_BINDINGS=libclang."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+
+import pytest
+
+from cudalint.frontend import clang as cx
+from cudalint.frontend import flags
+from cudalint.frontend.parse import parse
+from cudalint.settings import Settings
+
+
+def _installed(name: str) -> bool:
+    try:
+        importlib.metadata.distribution(name)
+        return True
+    except importlib.metadata.PackageNotFoundError:
+        return False
+
+
+def test_the_expected_bindings_are_loaded():
+    expected = os.environ.get("CUDALINT_EXPECT_BINDINGS", "libclang-ng")
+    assert _installed(expected)
+    headers = cx.resource_headers()
+    assert headers == ((True, True) if expected == "libclang-ng" else (False, False))
+    if expected == "libclang":
+        assert cx.version().startswith("clang version 18")
+        assert flags.resolve_mode(Settings()) == ("shim", None)
+        assert str(flags.BUILTIN_DIR) in flags.base_args("shim", None)
+
+
+def test_without_cuda_wrappers_auto_is_shim_and_toolkit_says_why(monkeypatch):
+    monkeypatch.setattr(cx, "resource_headers", lambda: (False, False))
+    assert flags.resolve_mode(Settings(cuda_mode="auto")) == ("shim", None)
+    with pytest.raises(ValueError, match="no CUDA wrapper headers .* install libclang-ng, or use --cuda-mode shim"):
+        flags.resolve_mode(Settings(cuda_mode="toolkit"))
+
+
+LIMITS = """#include <cstddef>
+#include <climits>
+#include <cfloat>
+#include <cstdarg>
+#include <cstdio>
+#include <stdbool.h>
+struct S { char c; double d; };
+static_assert(INT_MAX == 2147483647 && LLONG_MIN < 0 && CHAR_BIT == 8 && UINT_MAX == 4294967295U, "limits");
+static_assert(FLT_MAX > 1e38f && DBL_EPSILON < 1e-15 && FLT_MANT_DIG == 24, "float");
+static_assert(offsetof(S, d) == 8 && sizeof(std::max_align_t) >= 16 && NULL == 0, "stddef");
+int sum(int n, ...) { va_list ap; va_start(ap, n); int s = va_arg(ap, int); va_end(ap); return s + n; }
+__global__ void k(float* p) { p[threadIdx.x] = FLT_MAX; }
+"""
+
+
+def test_cudalints_own_builtin_headers_stand_in_for_clangs(tmp_path):
+    """Given first on the search path, they shadow clang's (here or in the `libclang` run)."""
+    src = tmp_path / "limits.cu"
+    src.write_text(LIMITS)
+    parsed = parse(str(src), Settings(cuda_mode="shim", extra_args=("-isystem", str(flags.BUILTIN_DIR)), pch=False))
+    assert [d.message for d in parsed.diagnostics if d.severity == "error"] == []
+    assert any(h.endswith("builtin/limits.h") for h in parsed.headers)
