@@ -274,13 +274,15 @@ def _extra_summary(run) -> str:
 
 
 class _Progress:
-    """A rich progress bar on stderr for runs of more than 10 files that take more than a second;
-    never when stderr is not a terminal (piped, CI logs, pre-commit)."""
+    """A rich progress bar on stderr for runs of more than 10 files that take more than a second,
+    with the time left and the file that finished last; never when stderr is not a terminal
+    (piped, CI logs, pre-commit)."""
 
-    def __init__(self, total: int, enabled: bool = True):
+    def __init__(self, total: int, enabled: bool = True, stream=None):
         import time
+        self.stream = stream or sys.stderr
         self.total = total
-        self.enabled = enabled and total > 10 and sys.stderr.isatty() and os.environ.get("TERM") != "dumb"
+        self.enabled = enabled and total > 10 and self.stream.isatty() and os.environ.get("TERM") != "dumb"
         self.start = time.monotonic()
         self.bar = None
         self.task = None
@@ -288,7 +290,7 @@ class _Progress:
     def __enter__(self):
         return self
 
-    def update(self, done: int, total: int) -> None:
+    def update(self, done: int, total: int, path: str = "") -> None:
         import time
         if not self.enabled:
             return
@@ -296,17 +298,24 @@ class _Progress:
             if time.monotonic() - self.start < 1.0 or done >= total:
                 return
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                                       TimeRemainingColumn)
             self.bar = Progress(TextColumn("cudalint"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                console=Console(file=sys.stderr), transient=True)
+                                TextColumn("left"), TimeRemainingColumn(), TextColumn("{task.fields[last]}"),
+                                console=Console(file=self.stream), transient=True)
             self.bar.start()
-            self.task = self.bar.add_task("files", total=total)
-        self.bar.update(self.task, completed=done)
+            self.task = self.bar.add_task("files", total=total, last="")
+        self.bar.update(self.task, completed=done, last=_short(path))
 
     def __exit__(self, *exc):
         if self.bar is not None:
             self.bar.stop()
         return False
+
+
+def _short(path: str, width: int = 40) -> str:
+    """The path's tail that fits `width` characters (the bar shares its line)."""
+    return path if len(path) <= width else "…" + path[-(width - 1):]
 
 
 def _statistics(findings) -> str:

@@ -143,7 +143,7 @@ def analyze_all(paths: list[str], settings: Settings, jobs: int = 0, cache=None,
                 progress=None) -> list[FileResult]:
     """Results in the order of `paths`, whatever the job count. `cache`: a cudalint.cache.Cache
     (hits skip the work; each result is stored as it arrives, so an interrupted run keeps what it
-    finished); `progress(done, total)` is called as files finish. Files run in worker processes
+    finished); `progress(done, total, path)` is called as files finish (path: the last to finish). Files run in worker processes
     under a hard time limit (cudalint.workers), also at jobs=1. Files whose kernels other files
     launch are then checked again with those launches (cudalint.launch_index)."""
     results = _analyze_each(paths, settings, jobs, cache, progress)
@@ -169,7 +169,7 @@ def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, progre
             todo.append(i)
     done = len(paths) - len(todo)
     if progress and done:
-        progress(done, len(paths))
+        progress(done, len(paths), "")
 
     def finished(i: int, result: FileResult) -> None:
         nonlocal done
@@ -178,7 +178,7 @@ def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, progre
             cache.put(keys[i], result)
         done += 1
         if progress:
-            progress(done, len(paths))
+            progress(done, len(paths), result.path)
 
     def lost(i: int, path: str, why: str, seconds: float) -> None:
         finished(i, lost_result(path, why, seconds, settings.file_budget_s))

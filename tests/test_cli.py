@@ -219,3 +219,25 @@ def test_profile_names_each_phase(work, capsys):
     code, _, err = run(capsys, "--profile", "-q", "--cache", "--cache-dir", str(work / "c"), "bug.cu")
     code, _, err = run(capsys, "--profile", "-q", "--cache", "--cache-dir", str(work / "c"), "bug.cu")
     assert err.splitlines()[0] == "cudalint: profile of 0 analysed files (1 from the cache or not analysed)"
+
+
+def test_progress_bar_shows_time_left_and_the_last_file(monkeypatch):
+    import io
+    from cudalint import cli
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("TERM", raising=False)
+    out = Terminal()
+    bar = cli._Progress(20, stream=out)
+    bar.start -= 5  # a run that has gone on for 5 s
+    bar.update(4, 20, "src/" + "x" * 50 + "/kernels.cu")
+    bar.bar.refresh()
+    shown = out.getvalue()
+    bar.__exit__(None, None, None)
+    assert "4/20" in shown and " left " in shown and "…" + "x" * 28 + "/kernels.cu" in shown
+    quiet = io.StringIO()  # not a terminal: no bar at all
+    cli._Progress(20, stream=quiet).update(4, 20, "a.cu")
+    assert quiet.getvalue() == ""
