@@ -241,3 +241,30 @@ def test_progress_bar_shows_time_left_and_the_last_file(monkeypatch):
     quiet = io.StringIO()  # not a terminal: no bar at all
     cli._Progress(20, stream=quiet).update(4, 20, "a.cu")
     assert quiet.getvalue() == ""
+
+
+HELPER = """__device__ void stage(float* s, const float* in) {
+  s[threadIdx.x] = in[threadIdx.x];
+  float v = s[(threadIdx.x + 1) % 128];
+  s[threadIdx.x] = v;
+}
+"""
+INCLUDER = """#include "helper.cuh"
+__global__ void k(const float* in, float* out) {
+  __shared__ float s[128];
+  stage(s, in);
+  out[threadIdx.x] = s[threadIdx.x];
+}
+int main() { k<<<1, 128>>>(nullptr, nullptr); return 0; }
+"""
+
+
+def test_finding_in_a_header_when_only_the_including_file_is_named(work, capsys):
+    """As pre-commit runs it after a change to main.cu alone: the helper's race is reported at the
+    header's line, with the call that reaches it."""
+    (work / "helper.cuh").write_text(HELPER)
+    (work / "main.cu").write_text(INCLUDER)
+    code, out, _ = run(capsys, "--force-exclude", "--quiet", "main.cu")
+    assert code == 1
+    assert [line.split(" [")[0] for line in out.splitlines()[:-1]] == ["helper.cuh:3:13: CUDA201",
+                                                                       "helper.cuh:4:3: CUDA201"]
