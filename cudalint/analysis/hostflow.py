@@ -165,6 +165,10 @@ class _Flow(Ownership):
         if ("failed", c.text, c.loc) in st.born:  # a check macro evaluating the failed call again
             return True  # (`fprintf(.., cudaGetErrorString(status))` with status `cudaMalloc(..)`)
         name, args = c.name, c.args
+        for a in args:  # `cudaGetDeviceCount(&n)`, `parse(&ok)`: what the path knew of n is gone
+            if a.kind == "addr" and a.name:
+                for text in [x for x in st.facts if _mentions(x, a.name)]:
+                    del st.facts[text]
         if c.launch or name in USES:
             self.note_uses(c, st)
         if name in ALLOC_OUT and args:
@@ -287,6 +291,12 @@ class _Flow(Ownership):
             st.results.pop(t.name, None)
         for text in [x for x in st.facts if _mentions(x, t.name)]:
             del st.facts[text]
+        if local and _CONSTANT.fullmatch(v.text.strip()):  # a flag: `owned = 0` decides `if (owned)`
+            st.facts[t.name] = v.text.strip() not in ("0", "false", "0u", "0U")
+
+
+_CONSTANT = re.compile(r"-?\d+[uUlL]*|true|false")
+
 
 def _alloc_target(a0: H.HostArg) -> str | None:
     """The variable an allocation call writes: `&p` -> p, `&s.p` -> s.p, `out` (a `T**`) -> *out."""

@@ -2,8 +2,9 @@
 
 Nodes carry one event (or none); edges carry the `Decision` a branch takes, so the path walk can
 print how a path goes and drop paths that contradict themselves: a side-effect-free condition
-decided once stays decided until one of its variables is assigned, and that holds for `switch`
-too — two switches on the same unchanged value take matching cases (correlated branches).
+decided once stays decided until one of its variables is assigned (or passed by address to a
+call), a local assigned a constant (`owned = 0`) decides a later `if (owned)`, and that holds for
+`switch` too — two switches on the same unchanged value take matching cases (correlated branches).
 """
 
 from __future__ import annotations
