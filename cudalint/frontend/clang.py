@@ -14,6 +14,19 @@ import clang.cindex as ci
 # libclang-ng adds `-isystem <bundled libc++ C headers>`, which breaks libstdc++ (`FP_NAN`).
 ci.Config.libcxx_dir = None
 
+_INVALID_FILE = 70  # CXCursor_InvalidFile: the kind of clang_getNullCursor()
+
+
+def _is_null(self) -> bool:
+    """The null cursor ({InvalidFile, 0, {0, 0, 0}}) without a call into libclang: libclang-ng's
+    bindings ask this before every cursor property, and clang_equalCursors through ctypes was a
+    quarter of the model's time."""
+    return self._kind_id == _INVALID_FILE and not (self.data[0] or self.data[1] or self.data[2])
+
+
+if hasattr(ci.Cursor, "is_null"):
+    ci.Cursor.is_null = _is_null
+
 KEEP_GOING = 0x200  # CXTranslationUnit_KeepGoing: report every error, keep the AST
 CursorKind = ci.CursorKind
 TypeKind = ci.TypeKind
@@ -35,6 +48,7 @@ def lib():
         _bind("clang_getBinaryOperatorKindSpelling", [ctypes.c_int], ci._CXString)
         _bind("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int)
         _bind("clang_getFileName", [ctypes.c_void_p], ci._CXString)
+        _bind("clang_Location_isFromMainFile", [ci.SourceLocation], ctypes.c_int)
         _bind("clang_getUnaryOperatorKindSpelling", [ctypes.c_int], ci._CXString)
         p = ctypes.POINTER
         _bind("clang_getFileLocation",
@@ -52,6 +66,13 @@ def _text(result) -> str:
     """A CXString result as text: older bindings (the `libclang` package, LLVM 18) register these
     entry points with a converter of their own, so the call already returned a str."""
     return result if isinstance(result, str) else ci._CXString.from_result(result)
+
+
+def in_main_file(c) -> bool:
+    """Whether the cursor's (expansion) location is in the parsed file itself: one C call, where
+    `c.location.file` builds a File object (the walk over a TU's top-level declarations, which
+    include every header's and the precompiled prelude's, spent most of its time there)."""
+    return bool(lib().clang_Location_isFromMainFile(c.location))
 
 
 def version() -> str:

@@ -78,10 +78,6 @@ class _Source:
             return line[c1 - 1:c2 - 1]
         return line[c1 - 1:].rstrip() + " …"
 
-    def mine(self, c) -> bool:
-        f = c.location.file
-        return f is not None and self.names_me(f.name)
-
     def names_me(self, name: str) -> bool:
         if name not in self._mine:
             self._mine[name] = name == self.path or os.path.realpath(name) == self.real
@@ -93,7 +89,7 @@ def build_model(parsed: Parsed) -> FileModel:
     if parsed.tu is None:
         return FileModel(parsed.path, tuple(src.lines), (), (), (), (), tuple(parsed.diagnostics), parsed.mode)
     kernels, device_fns, host_fns, too_deep = [], [], [], []
-    for fn in _functions(parsed.tu.cursor, src):
+    for fn in _functions(parsed.tu.cursor):
         if not fn.is_definition():
             continue
         if parsed.nesting > depth.MAX_NESTING and \
@@ -185,14 +181,15 @@ def _read_lines(name: str) -> list:
         return []
 
 
-def _functions(cursor, src):
+def _functions(cursor):
+    """The functions (and methods, templates) the parsed file itself defines or declares."""
     for c in cursor.get_children():
-        if not src.mine(c):
+        if not cx.in_main_file(c):
             continue
         if c.kind in _FUNCS:
             yield c
         elif c.kind in _SCOPES:
-            yield from _functions(c, src)
+            yield from _functions(c)
 
 
 def _walk_calls(node, cases=None):
