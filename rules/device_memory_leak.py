@@ -90,21 +90,31 @@ def _exits(leaks) -> list:
     return [sorted(group, key=lambda k: (k.exit_loc.line, k.exit_loc.column)) for group in by_alloc.values()]
 
 
+def _named(leak) -> str:
+    return f"`{leak.name}` ({KIND_NAMES[leak.kind]} from `{leak.alloc}` at line {leak.alloc_loc.line})"
+
+
 def check(ctx):
     for fn, flow in analyze_file(ctx):
         lost = [leak for leak in flow.leaks if leak.overwritten_by]
         groups = [[leak] for leak in lost] + _exits([leak for leak in flow.leaks if not leak.overwritten_by])
-        for first, *later in groups:
-            msg = (f"`{first.name}` ({KIND_NAMES[first.kind]} from `{first.alloc}` at line {first.alloc_loc.line}) "
-                   f"{_how(first)}")
+        at: dict = {}  # first exit -> the groups whose finding it carries (one finding per place)
+        for group in groups:
+            at.setdefault((group[0].exit_loc, bool(group[0].overwritten_by)), []).append(group)
+        for (first, *later), *others in at.values():
+            msg = f"{_named(first)} {_how(first)}"
             if later:
                 lines = [str(k.exit_loc.line) for k in later]
                 shown = ", ".join(lines[:MAX_LISTED_EXITS]) + (", …" if len(lines) > MAX_LISTED_EXITS else "")
                 msg += f"; also leaked at {len(later)} later exit{'s' if len(later) > 1 else ''} (line{'s' if len(later) > 1 else ''} {shown})"
+            if others:
+                msg += f"; so {'is' if len(others) == 1 else 'are'} {', '.join(_named(g[0]) for g in others)}"
             related = [Related(first.alloc_loc.path, first.alloc_loc.line, first.alloc_loc.column,
                                f"`{first.name}` allocated here by `{first.alloc}`")]
             related += [Related(k.exit_loc.path, k.exit_loc.line, k.exit_loc.column, "also " + _how(k).removeprefix("is "))
                         for k in later]
+            related += [Related(g[0].alloc_loc.path, g[0].alloc_loc.line, g[0].alloc_loc.column,
+                                f"`{g[0].name}` allocated here by `{g[0].alloc}`; it leaks at the same exit") for g in others]
             yield RULE.finding(first.exit_loc, msg, kernel=None, related=related,
                                properties=(("function", fn.name), ("path", " and ".join(first.path)),
                                            ("exits", 1 + len(later))))

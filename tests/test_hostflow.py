@@ -349,3 +349,16 @@ def test_one_allocation_leaked_at_several_exits_is_one_finding():
         (85, "also leaked when `cudaDeviceSynchronize` fails at line 85 and the function returns at line 85"),
         (86, "also leaked when `cudaMemset` fails at line 86 and the function returns at line 86")]
     assert dict(f.properties)["exits"] == 3
+
+
+def test_allocations_leaked_at_one_exit_share_its_finding(tmp_path):
+    from cudalint.engine import analyze_file
+    src = tmp_path / "two.cu"
+    src.write_text("#include <cuda_runtime.h>\nint main() {\n  float *a, *b;\n  cudaMalloc(&a, 64);\n"
+                   "  cudaMalloc(&b, 64);\n  return 0;\n}\n")
+    (f,) = [f for f in analyze_file(str(src), Settings()).findings if f.rule == "CUDA401"]
+    assert (f.line, f.message) == (6, "`a` (device memory from `cudaMalloc` at line 4) is still held (neither released "
+                                      "nor handed on) when `main` returns at line 6; it lives until the process exits; "
+                                      "so is `b` (device memory from `cudaMalloc` at line 5)")
+    assert [(r.line, r.message) for r in f.related] == [
+        (4, "`a` allocated here by `cudaMalloc`"), (5, "`b` allocated here by `cudaMalloc`; it leaks at the same exit")]
