@@ -29,6 +29,15 @@ class Related:
     message: str
 
 
+VIA_NOTE = "reached through this call"  # a related location on each call a finding was inlined through
+
+
+def calls_through(event) -> list[Related]:
+    """The call sites an access, barrier or warp call was inlined through (its `via`, outermost
+    first), as a finding's related locations; --confirm builds the kernel from the first one's file."""
+    return [Related(v.path, v.line, v.column, VIA_NOTE) for v in event.via]
+
+
 @dataclass(frozen=True)
 class Confirmation:
     status: str  # confirmed | not-reproduced | unsupported | error

@@ -40,7 +40,8 @@ happen to be converged, so a run rarely shows it. `--confirm` says `unsupported`
 
 from __future__ import annotations
 
-from cudalint.analysis.warp_sync import activemask_divergence, calls_through
+from cudalint.analysis.warp_sync import activemask_divergence
+from cudalint.findings import calls_through
 from cudalint.registry import make_rule
 
 

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from cudalint.analysis.divergence import divergences
 from cudalint.analysis.geometry import witness_property
-from cudalint.findings import Related
+from cudalint.findings import calls_through
 from cudalint.registry import make_rule
 
 
@@ -65,7 +65,7 @@ def check(ctx):
                 if d.skipper_exits:
                     msg += ("; the threads that skip it reach no later barrier and exit, which sm_70 and later "
                             "count as arriving (no hang there), but CUDA leaves it undefined")
-            related = [Related(v.path, v.line, v.column, "reached through this call") for v in b.via]
+            related = calls_through(b)
             props = ((("skipping_threads", "exit"),) if d.skipper_exits else ()) + d.geometry.properties() \
                 + witness_property(d.reaches, d.misses)
             yield RULE.finding(b.loc, msg, kernel=kernel.name, related=related, properties=props)

@@ -45,7 +45,8 @@ reproducible on demand. `--confirm` says `unsupported` for this rule.
 
 from __future__ import annotations
 
-from cudalint.analysis.warp_sync import calls_through, mask_problems
+from cudalint.analysis.warp_sync import mask_problems
+from cudalint.findings import calls_through
 from cudalint.registry import make_rule
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 
-from cudalint.analysis.warp_sync import calls_through
+from cudalint.findings import calls_through
 from cudalint.model import WarpSync
 from cudalint.registry import make_rule
 

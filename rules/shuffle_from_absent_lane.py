@@ -39,7 +39,8 @@ initcheck do not track shuffle sources), so `--confirm` says `unsupported`.
 
 from __future__ import annotations
 
-from cudalint.analysis.warp_sync import absent_sources, calls_through
+from cudalint.analysis.warp_sync import absent_sources
+from cudalint.findings import calls_through
 from cudalint.registry import make_rule
 
 _WHY = {

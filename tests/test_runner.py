@@ -548,11 +548,11 @@ def test_offset_buffers_range_up_to_the_vertex_count(tmp_path):
 
 
 def test_kernel_of_a_header_finding_is_built_from_the_file_that_calls_into_it():
-    from cudalint.findings import Related
+    from cudalint.findings import VIA_NOTE, Related
     f = _f(line=76, category="barrier-divergence", rule="CUDA204", path="include/reduce.h")
     assert runner.kernel_file(f) == "include/reduce.h"
     f = f.with_(related=(Related("include/reduce.h", 40, 3, "the other access"),
-                         Related("src/pull.cu", 67, 13, runner.VIA), Related("include/reduce.h", 90, 5, runner.VIA)))
+                         Related("src/pull.cu", 67, 13, VIA_NOTE), Related("include/reduce.h", 90, 5, VIA_NOTE)))
     assert runner.kernel_file(f) == "src/pull.cu"
 
 

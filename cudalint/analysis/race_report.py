@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cudalint.analysis.geometry import witness_property
 from cudalint.analysis.races import Race
-from cudalint.findings import Related
+from cudalint.findings import Related, calls_through
 
 _VERB = {"read": "reads", "write": "writes", "atomic": "atomically updates"}
 
@@ -55,7 +55,7 @@ def related(race: Race) -> list[Related]:
     out = [Related(f.loc.path, f.loc.line, f.loc.column, f"the other access (`{f.text}`)")]
     if f.array.loc:
         out.append(Related(f.array.loc.path, f.array.loc.line, f.array.loc.column, f"`{f.array.name}` declared here"))
-    out += [Related(v.path, v.line, v.column, "reached through this call") for v in race.second.via]
+    out += calls_through(race.second)
     if race.alias is not None:
         at = race.alias.launch
         out.append(Related(at.path, at.line, at.column, f"the launch that passes `{race.alias.argument}` as both "

@@ -24,7 +24,6 @@ import z3
 from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.shapes import shape_sets
 from cudalint.analysis.threads import loop_definition
-from cudalint.findings import Related
 from cudalint.model import BLOCK, THREAD, UNIFORM, Const, Kernel, Sym, WarpSync, syms
 from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, div, minimize, solver, value, variable
 
@@ -141,11 +140,6 @@ def _solve(ctx, kernel, call, p: _Pair, query, what: str):
     if m is None:
         return None
     return minimize(s, [p.t1.linear_id(), p.t2.linear_id()], m, ctx.settings.solver_timeout_ms)
-
-
-def calls_through(call: WarpSync) -> list:
-    """The call sites a call was inlined through, as a finding's related locations."""
-    return [Related(v.path, v.line, v.column, "reached through this call") for v in call.via]
 
 
 def lane_of(t: Thread):

@@ -54,7 +54,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from cudalint.findings import Confirmation, Finding
+from cudalint.findings import VIA_NOTE, Confirmation, Finding
 
 from .execute import execute_job
 from .host import judge_host, run_host
@@ -72,7 +72,6 @@ UNOBSERVED = {
     "CUDA207": "no NVIDIA tool reports __activemask() masks; converged lanes usually hide it",
     "CUDA208": "nvcc itself rejects the legacy shuffles on sm_70+ (and warns about the votes)",
 }
-VIA = "reached through this call"  # the note cudalint.analysis puts on each call into a helper
 NEEDS_GPU = "--confirm needs a CUDA GPU and `pip install cudalint[gpu]`"
 
 
@@ -182,7 +181,7 @@ def confirm(findings: list[Finding], settings=None, timeout: float = 60.0, jobs:
 def kernel_file(f: Finding) -> str:
     """The file to build the kernel from: a finding inside a header helper names the header, and
     its first "reached through this call" note the call in the kernel, whose file includes it."""
-    via = [r.path for r in f.related if r.message == VIA]
+    via = [r.path for r in f.related if r.message == VIA_NOTE]
     return via[0] if via else f.path
 
 
