@@ -142,9 +142,11 @@ def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = N
     ints = sorted((abs(int(v)) for k, v in scalars.items() if isinstance(v, int)), reverse=True)
     out = []
     sc_args = {a.name: a for a in plan.args}
+    # a buffer in several of these takes the first of index, bounds, offsets (the `fill` chain below)
     index_names = index_buffers(kernel) if kernel is not None else set()
-    offset_names = offset_buffers(kernel) - index_names if kernel is not None else set()
-    bound_names = bound_buffers(kernel) - index_names if kernel is not None else set()
+    offset_names = offset_buffers(kernel) if kernel is not None else set()
+    bound_names = bound_buffers(kernel) if kernel is not None else set()
+    fill_range = offset_range(ints, geom)
     for p in params:
         if not p.pointer:
             out.append(sc_args[p.name])
@@ -170,7 +172,7 @@ def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = N
         integers = (dtype or "").startswith(("i", "u"))
         fill = "random" if not integers else "index" if p.name in index_names else \
             "bounds" if p.name in bound_names else "offsets" if p.name in offset_names else "random"
-        out.append(Arg(p.name, "buffer", dtype or "f4", None, nbytes, why, fill, offset_range(ints, geom)))
+        out.append(Arg(p.name, "buffer", dtype or "f4", None, nbytes, why, fill, fill_range))
     plan.args = out
     return plan
 
@@ -181,34 +183,33 @@ def _loaded_from(e) -> set[str]:
     return {s.name.partition("@")[0] for s in syms(e) if s.origin == "value" and "@" in s.name} if e is not None else set()
 
 
-def _thread_comparisons(e):
+_RELATIONAL = ("<", "<=", ">", ">=")
+
+
+def _comparisons(e, ops):
+    """(left, right) of every comparison in e whose operator is one of `ops`."""
+    from cudalint.model import Op
+    if not isinstance(e, Op):
+        return
+    if e.op in ops and len(e.args) == 2:
+        yield e.args
+    for a in e.args:
+        yield from _comparisons(a, ops)
+
+
+def _thread_comparisons(e) -> set[str]:
     """The loaded arrays compared (`<`, `<=`, `>`, `>=`) with a thread's or block's index in e
     (`if (i < nlist[beg])`)."""
-    from cudalint.model import Op, syms
-    if not isinstance(e, Op):
-        return set()
-    out = set()
-    if e.op in ("<", "<=", ">", ">=") and len(e.args) == 2:
-        for mine, other in (e.args, e.args[::-1]):
-            if any(s.origin == "builtin" for s in syms(other)):
-                out |= _loaded_from(mine)
-    for a in e.args:
-        out |= _thread_comparisons(a)
-    return out
+    from cudalint.model import syms
+    return {n for pair in _comparisons(e, _RELATIONAL) for mine, other in (pair, pair[::-1])
+            if any(s.origin == "builtin" for s in syms(other)) for n in _loaded_from(mine)}
 
 
 def _compared_loads(e) -> set[str]:
     """Arrays two of whose loads are compared with each other in e (`if (beg < end)` with
     `beg = nindex[i]`, `end = nindex[i + 1]`)."""
-    from cudalint.model import Op
-    if not isinstance(e, Op):
-        return set()
-    out = set()
-    if e.op in ("<", "<=", ">", ">=", "!=", "==") and len(e.args) == 2:
-        out |= _loaded_from(e.args[0]) & _loaded_from(e.args[1])
-    for a in e.args:
-        out |= _compared_loads(a)
-    return out
+    return {n for left, right in _comparisons(e, _RELATIONAL + ("!=", "=="))
+            for n in _loaded_from(left) & _loaded_from(right)}
 
 
 def offset_buffers(kernel) -> set[str]:
@@ -225,7 +226,7 @@ def offset_buffers(kernel) -> set[str]:
             out |= _loaded_from(a.offset)
             for g in a.guard:
                 out |= _thread_comparisons(g)
-    return {n for n in out if not n.startswith("atomic")} - bound_buffers(kernel)
+    return {n for n in out if not n.startswith("atomic")}
 
 
 def bound_buffers(kernel) -> set[str]:
