@@ -362,3 +362,34 @@ def test_allocations_leaked_at_one_exit_share_its_finding(tmp_path):
                                       "so is `b` (device memory from `cudaMalloc` at line 5)")
     assert [(r.line, r.message) for r in f.related] == [
         (4, "`a` allocated here by `cudaMalloc`"), (5, "`b` allocated here by `cudaMalloc`; it leaks at the same exit")]
+
+
+@pytest.mark.parametrize("cleared", ["0", "0L", "0ul", "false"])
+def test_a_flag_cleared_by_any_spelling_of_zero_decides_its_branch(tmp_path, cleared):
+    r, base = run(tmp_path, f"""
+        void f(bool early) {{
+          float* d = nullptr;
+          cudaMalloc(&d, 64);
+          long owned = 1;
+          if (early) {{
+            cudaFree(d);
+            owned = {cleared};
+          }}
+          if (owned) cudaFree(d);
+        }}
+        """)
+    assert (r.leaks, r.double_frees) == ([], [])
+
+
+def test_a_flag_written_through_memset_is_not_known_afterwards(tmp_path):
+    r, base = run(tmp_path, """
+        void f() {
+          float* d = nullptr;
+          cudaMalloc(&d, 64);
+          int ok = 1;
+          memset(&ok, 0, sizeof ok);
+          if (!ok) return;
+          cudaFree(d);
+        }
+        """)
+    assert lines(r.leaks, "exit_loc", base) == [7]

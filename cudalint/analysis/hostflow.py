@@ -165,10 +165,9 @@ class _Flow(Ownership):
         if ("failed", c.text, c.loc) in st.born:  # a check macro evaluating the failed call again
             return True  # (`fprintf(.., cudaGetErrorString(status))` with status `cudaMalloc(..)`)
         name, args = c.name, c.args
-        for a in args:  # `cudaGetDeviceCount(&n)`, `parse(&ok)`: what the path knew of n is gone
+        for a in args:  # `cudaGetDeviceCount(&n)`, `memset(&ok, ..)`: what the path knew of n is gone
             if a.kind == "addr" and a.name:
-                for text in [x for x in st.facts if _mentions(x, a.name)]:
-                    del st.facts[text]
+                _forget(st, a.name)
         if c.launch or name in USES:
             self.note_uses(c, st)
         if name in ALLOC_OUT and args:
@@ -289,13 +288,19 @@ class _Flow(Ownership):
             st.results[t.name] = st.results[v.name]
         else:
             st.results.pop(t.name, None)
-        for text in [x for x in st.facts if _mentions(x, t.name)]:
-            del st.facts[text]
-        if local and _CONSTANT.fullmatch(v.text.strip()):  # a flag: `owned = 0` decides `if (owned)`
-            st.facts[t.name] = v.text.strip() not in ("0", "false", "0u", "0U")
+        _forget(st, t.name)
+        constant = _CONSTANT.fullmatch(v.text.strip())
+        if local and constant:  # a flag: `owned = 0` decides `if (owned)`
+            st.facts[t.name] = constant.group() == "true" or bool(constant.group(1) and int(constant.group(1)))
 
 
-_CONSTANT = re.compile(r"-?\d+[uUlL]*|true|false")
+_CONSTANT = re.compile(r"(-?\d+)[uUlL]*|true|false")
+
+
+def _forget(st: PathState, name: str) -> None:
+    """What the path knew of conditions on `name`: gone once it is assigned or passed by address."""
+    for text in [x for x in st.facts if _mentions(x, name)]:
+        del st.facts[text]
 
 
 def _alloc_target(a0: H.HostArg) -> str | None:
@@ -312,7 +317,8 @@ def _inert(ev) -> bool:
     if isinstance(ev, H.HostAccess):
         return True  # reported against the state, never changes it
     return (isinstance(ev, H.Call) and ev.name in HARMLESS and not ev.noreturn and not ev.launch
-            and ev.name not in ALLOC_OUT and ev.name not in RELEASE and not is_api(ev.name))
+            and ev.name not in ALLOC_OUT and ev.name not in RELEASE and not is_api(ev.name)
+            and not any(a.kind == "addr" for a in ev.args))  # `memset(&ok, ..)` forgets facts on ok
 
 
 _names = S.names_of
