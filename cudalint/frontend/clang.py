@@ -88,7 +88,7 @@ def specialized_template(c):
         tmpl = c.specialized_template
     else:
         tmpl = ci.conf.lib.clang_getSpecializedCursorTemplate(c)
-    return None if tmpl is None or tmpl == ci.conf.lib.clang_getNullCursor() else tmpl
+    return None if tmpl is None or _is_null(tmpl) else tmpl
 
 
 def is_virtual_base(c) -> bool:
