@@ -153,9 +153,14 @@ def epochs_count_every_barrier(view: str) -> bool:
 
 _LOG = """extern "C" {{ __device__ unsigned long long cudalint_log_count; __device__ unsigned long long cudalint_log[{slots}];
   __device__ unsigned short cudalint_epoch[{epochs}]; }}
+static __device__ __forceinline__ unsigned long long cudalint_block() {{
+  return blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+}}
+static __device__ __forceinline__ unsigned long long cudalint_thread() {{
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}}
 static __device__ __forceinline__ unsigned long long cudalint_thread_id() {{
-  unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
-  return block * (blockDim.x * blockDim.y * blockDim.z) + threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  return cudalint_block() * (blockDim.x * blockDim.y * blockDim.z) + cudalint_thread();
 }}
 static __device__ __forceinline__ void cudalint_tick() {{  // after each __syncthreads(): one more epoch
   unsigned long long g = cudalint_thread_id();
@@ -169,8 +174,7 @@ template <class T> static __device__ __forceinline__ T *cudalint_note(T *p, unsi
   if (!__isGlobal((const void *)p)) return p;  // shared memory: each block's own, at equal addresses
   unsigned long long k = atomicAdd(&cudalint_log_count, 1ULL);
   if (k < {half}ULL) {{
-    unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
-    unsigned long long thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned long long block = cudalint_block(), thread = cudalint_thread();
     unsigned long long g = cudalint_thread_id();
     unsigned long long epoch = g < {epochs}ULL ? cudalint_epoch[g] : 0xFFFu;
     cudalint_log[2 * k] = (unsigned long long)(const volatile void *)p;
