@@ -4,7 +4,8 @@
 #   carry: .whl (site312.tar.xz, as for run_runner_tests.sh) and .evalcorp (fuzz.py and
 #   corpora.tar.xz copied from ../shared/eval/)
 #   FUZZ_SEED=31 bash scripts/gpu/fuzz_device.sh fuzz      # 3000 mutants, results under $OUT
-#   bash scripts/gpu/fuzz_device.sh corpora                # every corpus file, internal errors
+#   bash scripts/gpu/fuzz_device.sh corpora                # every corpus file: internal errors, and
+#                                                          # $OUT/results.tar.xz for eval_external.py score
 set -u
 OUT=${OUT:-fuzz-out}; mkdir -p "$OUT"
 mkdir -p /tmp/site /tmp/corp /tmp/bin
@@ -26,11 +27,14 @@ corpora)
   # (CUDA002 "internal error") is listed
   W=/tmp/evw; mkdir -p $W; ln -sfn /tmp/corp/corpora $W/corpora
   cp .evalcorp/labels.json .evalcorp/manifest.json $W/
-  for c in ${CORPORA:-gpuverify indigo-hirace indigo2 cuda-samples hecbench}; do
+  # gpuverify-dims: GPUVerify with the launch shapes its headers state ({dims})
+  for name in ${CORPORA:-gpuverify gpuverify-dims indigo-hirace indigo2 cuda-samples hecbench}; do
+    c=${name%-dims}; dims=; [ "$name" != "$c" ] && dims='{dims}'
     python3 .evalcorp/eval_external.py --work $W run --corpus $c --jobs 16 --batch-size 10 \
-      --linter "cudalint --output-format json --exit-zero -n -j 1 --file-budget 60 {includes}" \
-      > "$OUT/run-$c.log" 2>&1
-    python3 - "$W/results-$c.json" "$c" <<'PY' | tee -a "$OUT/internal-errors.txt"
+      --linter "cudalint --output-format json --exit-zero -n -j 1 --file-budget 60 $dims {includes}" \
+      > "$OUT/run-$name.log" 2>&1
+    mkdir -p $W/out && cp "$W/results-$c.json" "$W/out/results-$name.json"
+    python3 - "$W/out/results-$name.json" "$name" <<'PY' | tee -a "$OUT/internal-errors.txt"
 import json, sys
 d = json.load(open(sys.argv[1]))
 bad = [f for f in d["findings"] if "internal error" in str(f.get("message", ""))]
@@ -39,6 +43,7 @@ print(sys.argv[2], len(d["files"]), "files,", d["n_findings"], "findings,", d["n
 for f in bad[:30]:
     print("  ", f.get("path"), f.get("line"), f.get("rule"), str(f.get("message"))[:200])
 PY
-    cp "$W/results-$c.json" "$OUT/"
-  done ;;
+  done
+  # one file back: every corpus's results
+  tar -cJf "$OUT/results.tar.xz" -C $W/out . ;;
 esac
