@@ -43,7 +43,7 @@ print(sys.argv[2], len(d["files"]), "files,", d["n_findings"], "findings,", d["n
 for f in bad[:30]:
     print("  ", f.get("path"), f.get("line"), f.get("rule"), str(f.get("message"))[:200])
 PY
-  done
-  # one file back: every corpus's results
-  tar -cJf "$OUT/results.tar.xz" -C $W/out . ;;
+    # one file back, every corpus so far (a run cut short keeps the corpora it finished)
+    tar -cJf "$OUT/results.tar.xz" -C $W/out .
+  done ;;
 esac
