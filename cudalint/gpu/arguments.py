@@ -6,7 +6,8 @@ offset the kernel can touch at the launch shape (a generous heuristic where the 
 data-dependent) and filled with non-zero random data in the child; integer buffers whose values
 offset a vector access (:func:`index_buffers`) get small multiples of 16 instead, those whose values
 index other memory (:func:`offset_buffers`) values below :func:`offset_range`, and those that bound
-loops (:func:`bound_buffers`) rising CSR offsets.
+loops (:func:`bound_buffers`) rising CSR offsets. A struct passed by value is one argument whose
+pointer fields point at buffers planned the same way (cudalint.gpu.struct_args).
 """
 
 from __future__ import annotations
