@@ -184,6 +184,21 @@ Event = Union[Access, Barrier, WarpSync]
 
 
 @dataclass(frozen=True)
+class Field:
+    """A field of a struct passed by value, as libclang lays it out. Nested structs, base classes
+    and arrays of pointers or structs are flattened into their fields, so `offset` counts from the
+    start of the parameter and `name` is the path from it ("nindex", "box.lo", "rows[1]")."""
+    name: str
+    offset: int  # bytes from the start of the parameter
+    element: str  # as Param.element: what a pointer points to, else the field's own type
+    pointer: int  # pointer depth; 0: a value
+    size: int  # bytes of one element (a pointer's pointee); 0: unknown
+    align: int
+    count: int = 1  # elements of a fixed array of scalars (`float w[3]`)
+    unsupported: str = ""  # why it cannot be synthesised ("a union", "a reference", "a bit-field")
+
+
+@dataclass(frozen=True)
 class Param:
     """A kernel parameter as libclang types it (an instantiation's template arguments substituted)."""
     name: str
@@ -194,6 +209,8 @@ class Param:
     size: int  # bytes of one element; 0: unknown (void, an incomplete type)
     align: int
     const: bool  # the element is const-qualified
+    record: str = ""  # passed by value: "struct" (or class) or "union"; "" for everything else
+    fields: tuple = ()  # Field per (flattened) field of a struct passed by value, in layout order
 
 
 @dataclass(frozen=True)

@@ -98,3 +98,44 @@ def test_lost_updates_of_two_blocks_by_the_access_log():
     c = _confirm_file("fixtures/races/global_accumulate.cu")[26]
     assert (c.status, c.method) == ("confirmed", "access-log"), c
     assert "`*count += 1` (line 26)" in c.detail and "of `count`" in c.detail, c
+
+
+_CSR_BY_VALUE = """\
+struct Csr { int nodes; int edges; const int* nindex; const int* nlist; };
+
+__global__ void push_to_neighbours(const Csr g, int* label)
+{
+    int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v < g.nodes) {
+        for (int i = g.nindex[v]; i < g.nindex[v + 1]; i++) {
+            label[g.nlist[i]] += 1;
+        }
+    }
+}
+
+__global__ void pull_from_neighbours(const Csr g, const int* label, int* sum)
+{
+    int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v < g.nodes) {
+        for (int i = g.nindex[v]; i < g.nindex[v + 1]; i++) {
+            sum[v] += label[g.nlist[i]];
+        }
+    }
+}
+"""
+
+
+def test_csr_graph_passed_by_value(tmp_path):
+    """The graph goes to the kernel as one struct argument whose pointer fields point at CSR
+    buffers: neighbours shared between blocks race on `label` (confirmed); the pull twin writes
+    only its own vertex's `sum[v]` and is not."""
+    from cudalint.engine import analyze_file
+    path = tmp_path / "csr_by_value.cu"
+    path.write_text(_CSR_BY_VALUE)
+    found = analyze_file(str(path), Settings()).findings
+    assert [(f.rule, f.line, f.kernel) for f in found] == [("CUDA203", 8, "push_to_neighbours")]
+    twin = Finding("CUDA203", "probe", "data-race", "error", str(path), 18, 13, 18, 41, "probe",
+                   kernel="pull_from_neighbours", properties=(("array", "sum"), ("memory_space", "global")))
+    race, clean = (f.confirmation for f in runner.confirm(found + [twin], Settings(), timeout=120))
+    assert race.status == "confirmed", race
+    assert clean.status != "confirmed" and "cannot be synthesised" not in clean.detail, clean

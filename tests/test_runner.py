@@ -845,3 +845,134 @@ def test_child_runs_the_atomic_variant_beside_the_kernel():
     assert out["compiled"] and out["buffers"][0]["beyond"] and out["buffers"][0]["max_rel"] is None
     failing = child._variant(cupy, np, dict(child_plan, variant_source="boom"), [Buf(4)], init, first, 0, {})
     assert failing["compiled"] and "IllegalAddress" in failing["error"]
+
+
+# ----------------------------------------------------------------------------- structs passed by value
+
+_CSR_PUSH = """struct Csr { int nodes; int edges; int* nindex; int* nlist; float* weight; };
+__global__ void degree_push(const Csr g, int* data) {
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v < g.nodes) for (int i = g.nindex[v]; i < g.nindex[v + 1]; i++) data[g.nlist[i]] += 1;
+}
+"""
+_SMALL = launch_shape.LaunchShape((2, 1, 1), (64, 1, 1), 0, "test")  # 128 threads: integers default to 512
+
+
+def _synthesize(tmp_path, src, ovr=None, geom=_SMALL):
+    (k,) = _model(tmp_path, src).kernels
+    return arguments.synthesize_args(k.signature, geom, k, ovr or {})
+
+
+def test_struct_parameter_layout_from_libclang(tmp_path):
+    (k,) = _model(tmp_path, _CSR_PUSH).kernels
+    g = k.signature[0]
+    assert (g.record, g.size, g.align, g.pointer) == ("struct", 32, 8, 0)
+    assert [(f.name, f.offset, f.element, f.pointer, f.size) for f in g.fields] == [
+        ("nodes", 0, "int", 0, 4), ("edges", 4, "int", 0, 4), ("nindex", 8, "int", 1, 4),
+        ("nlist", 16, "int", 1, 4), ("weight", 24, "float", 1, 4)]
+
+
+def test_struct_parameter_synthesised_as_one_argument_with_field_buffers(tmp_path):
+    ap = _synthesize(tmp_path, _CSR_PUSH)
+    assert ap.problem is None
+    assert [(a.name, a.kind, a.field_of) for a in ap.args] == [
+        ("g", "struct", ""), ("data", "buffer", ""), ("g.nindex", "buffer", "g"), ("g.nlist", "buffer", "g"),
+        ("g.weight", "buffer", "g")]
+    g = ap.args[0]
+    assert g.nbytes == 32
+    assert [(f.name, f.offset, f.dtype, f.value, f.buffer) for f in g.fields] == [
+        ("g.nodes", 0, "i4", 512, False), ("g.edges", 4, "i4", 512, False), ("g.nindex", 8, "u8", None, True),
+        ("g.nlist", 16, "u8", None, True), ("g.weight", 24, "u8", None, True)]
+    nindex, nlist, weight = ap.args[2:]
+    # the loop's bounds come from g.nindex: CSR offsets below the vertex count; its values index data
+    assert (nindex.fill, nlist.fill, weight.fill) == ("bounds", "offsets", "random")
+    assert nindex.fill_range == nlist.fill_range == 512
+    # g.nindex[v + 1] with v < 128 threads: a z3 bound (516 bytes), so the smallest buffer
+    assert (nindex.nbytes, nindex.source) == (arguments.MIN_BUFFER, "z3 bound on the offsets the kernel can touch")
+    assert ap.describe().startswith("g: {nodes=512, edges=512, nindex, nlist, weight}, data: ")
+    records = arguments.plan_records(ap.args)
+    assert [f.get("buffer") for f in records[0]["fields"]] == [None, None, 2, 3, 4]
+    assert [r.get("field_of") for r in records] == [None, None, 0, 0, 0]
+
+
+def test_struct_fields_pinned_by_comment_and_in_the_z3_bounds(tmp_path):
+    src = "// cudalint-confirm: g.nodes=100\n" + _CSR_PUSH
+    (k,) = _model(tmp_path, src).kernels
+    assert launch_shape.overrides(src, k.loc)["g.nodes"] == "100"
+    ap = arguments.synthesize_args(k.signature, _SMALL, k, {"g.nodes": "100"})
+    assert (ap.args[0].fields[0].value, ap.args[0].fields[0].source) == (100, "comment")
+    big = launch_shape.LaunchShape((4, 1, 1), (256, 1, 1), 0, "test")
+    # `v < g.nodes` is a load from the struct: pinned, it bounds g.nindex[v + 1] below the 1024 threads
+    assert arguments.buffer_bounds(k, big, {})["g.nindex"] == 4 * 1024 + 4
+    assert arguments.buffer_bounds(k, big, {}, pinned={("g", 0): 100})["g.nindex"] == 4 * 100 + 4
+
+
+def test_typedefd_integers_enums_and_vectors_by_value(tmp_path):
+    src = ("typedef long long llint;\nenum class Axis : short { X, Y };\nenum Direction { North, South };\n"
+           "__global__ void shift(llint nx, Direction d, Axis a, float4 v, float* out) {\n"
+           "  out[threadIdx.x] = nx + d + (int)a + v.x;\n}\n"
+           "int main() { float* o; shift<<<2, 64>>>(1000, South, Axis::Y, make_float4(1, 2, 3, 4), o); }\n")
+    m = _model(tmp_path, src)
+    (k,), (launch,) = m.kernels, m.launches
+    assert [(p.element, arguments.lanes(p)) for p in k.signature[:3]] == [
+        ("long long", ("i8", 1)), ("unsigned int", ("u4", 1)), ("short", ("i2", 1))]
+    geom = launch_shape.LaunchShape((2, 1, 1), (64, 1, 1), 0, "launch", launch)
+    ap = arguments.synthesize_args(k.signature, geom, k, {})
+    assert ap.problem is None
+    assert [(a.name, a.kind, a.dtype, a.value) for a in ap.args[:3]] == [
+        ("nx", "scalar", "i8", 1000), ("d", "scalar", "u4", 1), ("a", "scalar", "i2", 1)]
+    v = ap.args[3]  # a vector by value: a struct of four lanes
+    assert (v.kind, v.nbytes, [(f.name, f.offset, f.dtype, f.value) for f in v.fields]) == (
+        "struct", 16, [("v.x", 0, "f4", 1.5), ("v.y", 4, "f4", 1.5), ("v.z", 8, "f4", 1.5), ("v.w", 12, "f4", 1.5)])
+
+
+def test_nested_structs_arrays_and_bases_flattened(tmp_path):
+    src = ("struct Box { float lo[3]; double hi; };\nstruct Base { int n; };\n"
+           "struct Mesh : Base { char tag; Box box; const float* cells[2]; };\n"
+           "__global__ void k(Mesh m, float* out) { out[threadIdx.x] = m.box.lo[1] + m.cells[1][threadIdx.x]; }\n")
+    ap = _synthesize(tmp_path, src)
+    m = ap.args[0]
+    assert m.nbytes == 48  # Base::n 0, tag 4, box 8..32 (8-aligned for hi), cells 32 and 40
+    assert [(f.name, f.offset, f.dtype, f.count, f.buffer) for f in m.fields] == [
+        ("m.n", 0, "i4", 1, False), ("m.tag", 4, "i1", 1, False), ("m.box.lo", 8, "f4", 3, False),
+        ("m.box.hi", 24, "f8", 1, False), ("m.cells[0]", 32, "u8", 1, True), ("m.cells[1]", 40, "u8", 1, True)]
+    assert [a.name for a in ap.args[2:]] == ["m.cells[0]", "m.cells[1]"]
+
+
+@pytest.mark.parametrize("src,ovr,message", [
+    ("union Bits { int i; float f; };\n__global__ void k(Bits b, int* o) { o[0] = b.i; }\n", {},
+     "parameter `b` (`Bits`) is a union, which cannot be synthesised (pin its bytes with a "
+     "`// cudalint-confirm: b=VALUE` comment)"),
+    ("struct R { int& r; int n; };\n__global__ void k(R s, int* o) { o[0] = s.n; }\n", {},
+     "field `s.r` of parameter `s` (`R`) is a reference, which cannot be synthesised (skip the kernel with a "
+     "`// cudalint-confirm: skip` comment)"),
+    ("struct P { int** rows; int n; };\n__global__ void k(const P s, int* o) { o[0] = s.n; }\n", {},
+     "field `s.rows` of parameter `s` (`const P`) is a pointer to pointers (`int **`), which cannot be "
+     "synthesised (pin it with a `// cudalint-confirm: s.rows=VALUE` comment; 0 for a null pointer)"),
+    ("struct Q { union { int i; float f; }; int n; };\n__global__ void k(Q s, int* o) { o[0] = s.n; }\n", {},
+     "the member at byte 0 of parameter `s` (`Q`) is a union, which cannot be synthesised (skip the kernel "
+     "with a `// cudalint-confirm: skip` comment)"),
+    ("struct F { int n : 3; };\n__global__ void k(F s, int* o) { o[0] = s.n; }\n", {},
+     "field `s.n` of parameter `s` (`F`) is a bit-field, which cannot be synthesised (skip the kernel with a "
+     "`// cudalint-confirm: skip` comment)"),
+])
+def test_struct_parameters_that_cannot_be_synthesised(tmp_path, src, ovr, message):
+    assert _synthesize(tmp_path, src, ovr).problem == message
+
+
+def test_union_and_pointer_to_pointers_pinned_by_comment(tmp_path):
+    ap = _synthesize(tmp_path, "union Bits { int i; float f; };\n__global__ void k(Bits b, int* o) { o[0] = b.i; }\n",
+                     {"b": "7"})
+    assert ap.problem is None and [(f.name, f.offset, f.dtype, f.value) for f in ap.args[0].fields] == [("b", 0, "u4", 7)]
+    ap = _synthesize(tmp_path, "struct P { int** rows; int n; };\n__global__ void k(P s, int* o) { o[0] = s.n; }\n",
+                     {"s.rows": "0"})
+    assert ap.problem is None
+    assert [(f.name, f.offset, f.dtype, f.value) for f in ap.args[0].fields] == [("s.rows", 0, "u8", 0), ("s.n", 8, "i4", 512)]
+
+
+def test_plan_keeps_a_struct_reason_hint(tmp_path):
+    """The generic `NAME=VALUE` hint is not appended to a reason that names its own comment."""
+    p = tmp_path / "u.cu"
+    p.write_text("struct R { int& r; int n; };\n__global__ void k(R s, int* o) { o[s.n] = 1; o[s.n + 1] = 2; }\n")
+    (job,) = plan.plan_kernel_jobs(str(p), [_f(line=2, kernel="k", category="data-race", rule="CUDA203")], [0], Settings())
+    assert job.problem.count("cudalint-confirm") == 1 and job.problem.endswith("`// cudalint-confirm: skip` comment)")

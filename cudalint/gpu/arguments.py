@@ -6,7 +6,8 @@ offset the kernel can touch at the launch shape (a generous heuristic where the 
 data-dependent) and filled with non-zero random data in the child; integer buffers whose values
 offset a vector access (:func:`index_buffers`) get small multiples of 16 instead, those whose values
 index other memory (:func:`offset_buffers`) values below :func:`offset_range`, and those that bound
-loops (:func:`bound_buffers`) rising CSR offsets.
+loops (:func:`bound_buffers`) rising CSR offsets. A struct passed by value is one argument whose
+pointer fields point at buffers planned the same way (cudalint.gpu.struct_args).
 """
 
 from __future__ import annotations
@@ -15,36 +16,10 @@ from dataclasses import dataclass, field
 
 from .launch_shape import LaunchShape, c_eval
 
-# ----------------------------------------------------------------------------- types
+from .scalars import FLOATS, default_scalar, lanes
+from .struct_args import StructLayout, struct_layout
 
-# numpy dtype of an element type (its libclang spelling, cudalint.model.Param.element)
-_SCALAR_DTYPES = {
-    "bool": "?", "char": "i1", "signed char": "i1", "unsigned char": "u1", "short": "i2",
-    "unsigned short": "u2", "int": "i4", "unsigned int": "u4", "long": "i8", "unsigned long": "u8",
-    "long long": "i8", "unsigned long long": "u8", "float": "f4", "double": "f8", "__half": "f2",
-    "__nv_bfloat16": "bf16",
-}
-# CUDA's vector types: float4 is four f4 lanes
-_VECTOR_DTYPES = {"char": "i1", "uchar": "u1", "short": "i2", "ushort": "u2", "int": "i4", "uint": "u4",
-                  "long": "i8", "ulong": "u8", "longlong": "i8", "ulonglong": "u8", "float": "f4",
-                  "double": "f8"}
-_PAIRS = {"__half2": "f2", "__nv_bfloat162": "bf16"}
-
-
-def lanes(param) -> tuple[str | None, int]:
-    """(numpy dtype of one scalar lane, lanes per element) of a parameter's element type; dtype
-    None: a struct the runner cannot synthesise. `void *` buffers hold floats."""
-    e = param.element
-    if e in _SCALAR_DTYPES:
-        return _SCALAR_DTYPES[e], 1
-    if e in _PAIRS:
-        return _PAIRS[e], 2
-    if e[-1:] in "1234" and e[:-1] in _VECTOR_DTYPES:
-        return _VECTOR_DTYPES[e[:-1]], int(e[-1])
-    if e == "void" and param.pointer:
-        return "f4", 1
-    return None, 1
-
+__all__ = ["Arg", "ArgPlan", "lanes", "synthesize_args", "plan_records"]
 
 # ----------------------------------------------------------------------------- arguments
 
@@ -52,16 +27,20 @@ def lanes(param) -> tuple[str | None, int]:
 @dataclass(frozen=True)
 class Arg:
     name: str
-    kind: str  # "buffer" | "scalar"
+    kind: str  # "buffer" | "scalar" | "struct" (a struct passed by value, cudalint.gpu.struct_args)
     dtype: str | None  # numpy dtype of the scalar (or of a buffer's lanes)
     value: float | int | None = None  # scalars
-    nbytes: int = 0  # buffers
+    nbytes: int = 0  # buffers; structs: the struct's size
     source: str = ""  # why this value / size
     # buffers: "random" values, "index" (multiples of 16, see index_buffers), "offsets" or "bounds"
     fill: str = "random"
     fill_range: int = 8  # "offsets" and "bounds": values 0 .. fill_range - 1
+    fields: tuple = ()  # structs: FieldArg per field, in layout order
+    field_of: str = ""  # a buffer a struct's pointer field points to: the struct's name
 
     def describe(self) -> str:
+        if self.kind == "struct":
+            return f"{self.name}: {{{', '.join(f.describe() for f in self.fields)}}}"
         if self.kind == "buffer":
             return f"{self.name}: {self.nbytes} B"
         return f"{self.name}={self.value}"
@@ -80,28 +59,12 @@ class ArgPlan:
         return ", ".join(a.describe() for a in self.args)
 
 
-_FLOATS = ("f4", "f8", "f2", "bf16")
-
-
-def _default_scalar(dtype: str, geom: LaunchShape):
-    if dtype in _FLOATS:
-        return 1.5, "default"
-    if dtype == "?":
-        return 1, "default"
-    n = max(1, geom.threads) * 4
-    if dtype in ("i1", "u1"):
-        return 100, "default"
-    if dtype in ("i2", "u2"):
-        return min(n, 30000), "default"
-    return min(n, 1 << 24), "default (4 x threads, so size guards hold)"
-
-
 def _launch_value(launch, i: int, dtype: str):
     """The value the launch passes as argument i, where the host source fixes it."""
     if launch is None:
         return None
     reals, ints = launch.arg_reals, launch.arg_values
-    if dtype in _FLOATS and i < len(reals) and reals[i] is not None:
+    if dtype in FLOATS and i < len(reals) and reals[i] is not None:
         return reals[i]
     return ints[i] if i < len(ints) else None
 
@@ -114,16 +77,63 @@ def offset_range(ints: list[int], geom: LaunchShape) -> int:
     return max(8, min(ints[0] if ints else threads, 4 * threads))
 
 
+@dataclass(frozen=True)
+class _BufferFacts:
+    """What sizes and fills a kernel's buffers: z3 bounds by name, the integer arguments (largest
+    first) and the names of index, bound and offset arrays (see the functions of those names)."""
+    bounds: dict
+    ints: list
+    index: set
+    bound: set
+    offset: set
+    fill_range: int
+
+
+def _buffer(name: str, dtype: str | None, elem_size: int, geom: LaunchShape, ovr: dict, facts: _BufferFacts,
+            field_of: str = "") -> Arg:
+    """The buffer a pointer (a parameter, or a by-value struct's field) points to."""
+    elem = elem_size or (4 if dtype else 64)  # void: floats; an incomplete struct: a generous guess
+    ints = facts.ints
+    if name in ovr:
+        nbytes = int(c_eval(ovr[name])) * elem
+        why = "comment"
+    elif facts.bounds.get(name) is not None:
+        nbytes = facts.bounds[name]
+        why = "z3 bound on the offsets the kernel can touch"
+    else:
+        span = max([geom.threads] + ints[:1]) * (ints[1] if len(ints) > 1 and ints[1] <= 4096 else 1)
+        nbytes = 16 * elem * span
+        why = "heuristic (offsets not bounded statically)"
+    nbytes = max(MIN_BUFFER, nbytes + 4096)
+    nbytes = min(nbytes, MAX_BUFFER) if name not in ovr else nbytes
+    nbytes = (nbytes + 255) // 256 * 256
+    integers = (dtype or "").startswith(("i", "u"))
+    # a buffer in several of these takes the first of index, bounds, offsets
+    fill = "random" if not integers else "index" if name in facts.index else \
+        "bounds" if name in facts.bound else "offsets" if name in facts.offset else "random"
+    return Arg(name, "buffer", dtype or "f4", None, nbytes, why, fill, facts.fill_range, field_of=field_of)
+
+
 def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = None, settings=None) -> ArgPlan:
-    """Arguments for the kernel's parameters (cudalint.model.Param), in order."""
+    """Arguments for the kernel's parameters (cudalint.model.Param), in order; after them the
+    buffers the pointer fields of by-value structs point to."""
     ovr = ovr or {}
     plan = ArgPlan()
     launch = geom.launch
     scalars: dict[str, int | float] = {}
+    structs: dict[str, StructLayout] = {}
     for i, p in enumerate(params):
         if p.pointer:
             continue
         dtype, n = lanes(p)
+        if (dtype is None or n != 1) and p.record:
+            layout = struct_layout(p, geom, ovr)
+            if isinstance(layout, str):
+                plan.problem = layout
+                return plan
+            structs[p.name] = layout
+            scalars.update((f.name, f.value) for f in layout.scalars)
+            continue
         if dtype is None or n != 1:
             plan.problem = (f"parameter `{p.name}` has type `{p.type}`, which cannot be synthesised "
                             f"(by-value struct or vector)")
@@ -134,47 +144,54 @@ def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = N
         elif (val := _launch_value(launch, i, dtype)) is not None:
             why = f"the launch at line {launch.loc.line}"
         if val is None:
-            val, why = _default_scalar(dtype, geom)
-        val = float(val) if dtype in _FLOATS else int(val)
+            val, why = default_scalar(dtype, geom)
+        val = float(val) if dtype in FLOATS else int(val)
         scalars[p.name] = val
         plan.args.append(Arg(p.name, "scalar", dtype, val, 0, why))
-    bounds = buffer_bounds(kernel, geom, scalars, settings) if kernel is not None else {}
+    pinned = {(name, off): v for name, layout in structs.items() for off, v in layout.integer_values().items()}
+    bounds = buffer_bounds(kernel, geom, scalars, settings, pinned) if kernel is not None else {}
     ints = sorted((abs(int(v)) for k, v in scalars.items() if isinstance(v, int)), reverse=True)
-    out = []
+    found = kernel is not None
+    facts = _BufferFacts(bounds, ints, index_buffers(kernel) if found else set(),
+                         bound_buffers(kernel) if found else set(), offset_buffers(kernel) if found else set(),
+                         offset_range(ints, geom))
+    out, field_buffers = [], []
     sc_args = {a.name: a for a in plan.args}
-    # a buffer in several of these takes the first of index, bounds, offsets (the `fill` chain below)
-    index_names = index_buffers(kernel) if kernel is not None else set()
-    offset_names = offset_buffers(kernel) if kernel is not None else set()
-    bound_names = bound_buffers(kernel) if kernel is not None else set()
-    fill_range = offset_range(ints, geom)
     for p in params:
+        if p.name in structs:
+            layout = structs[p.name]
+            for _arg, f in layout.pointers:
+                field_buffers.append(_buffer(_arg.name, lanes(f)[0], f.size, geom, ovr, facts, field_of=p.name))
+            fields = sorted(layout.scalars + tuple(a for a, _f in layout.pointers), key=lambda a: a.offset)
+            out.append(Arg(p.name, "struct", None, None, layout.itemsize, "by-value struct", fields=tuple(fields)))
+            continue
         if not p.pointer:
             out.append(sc_args[p.name])
             continue
         if p.pointer > 1:
             plan.problem = f"parameter `{p.name}` is a pointer to pointers (`{p.type}`)"
             return plan
-        dtype = lanes(p)[0]
-        elem = p.size or (4 if dtype else 64)  # void: floats; an incomplete struct: a generous guess
-        if p.name in ovr:
-            nbytes = int(c_eval(ovr[p.name])) * elem
-            why = "comment"
-        elif p.name in bounds and bounds[p.name] is not None:
-            nbytes = bounds[p.name]
-            why = "z3 bound on the offsets the kernel can touch"
-        else:
-            span = max([geom.threads] + ints[:1]) * (ints[1] if len(ints) > 1 and ints[1] <= 4096 else 1)
-            nbytes = 16 * elem * span
-            why = "heuristic (offsets not bounded statically)"
-        nbytes = max(MIN_BUFFER, nbytes + 4096)
-        nbytes = min(nbytes, MAX_BUFFER) if p.name not in ovr else nbytes
-        nbytes = (nbytes + 255) // 256 * 256
-        integers = (dtype or "").startswith(("i", "u"))
-        fill = "random" if not integers else "index" if p.name in index_names else \
-            "bounds" if p.name in bound_names else "offsets" if p.name in offset_names else "random"
-        out.append(Arg(p.name, "buffer", dtype or "f4", None, nbytes, why, fill, fill_range))
-    plan.args = out
+        out.append(_buffer(p.name, lanes(p)[0], p.size, geom, ovr, facts))
+    plan.args = out + field_buffers
     return plan
+
+
+def plan_records(args: list[Arg]) -> list[dict]:
+    """The plan's JSON records of the arguments (read by cudalint.gpu.child): a struct's pointer
+    fields name their buffer's index (`buffer`), and those buffers their struct's (`field_of`)."""
+    index = {a.name: i for i, a in enumerate(args)}
+    out = []
+    for a in args:
+        r = {"name": a.name, "kind": a.kind, "dtype": a.dtype, "value": a.value, "nbytes": a.nbytes,
+             "fill": a.fill, "fill_range": a.fill_range}
+        if a.field_of:
+            r["field_of"] = index[a.field_of]
+        if a.kind == "struct":
+            r["fields"] = [{"name": f.name, "offset": f.offset, "dtype": f.dtype, "count": f.count,
+                            "value": f.value} | ({"buffer": index[f.name]} if f.buffer else {})
+                           for f in a.fields]
+        out.append(r)
+    return out
 
 
 def _loaded_from(e) -> set[str]:
@@ -275,19 +292,24 @@ def index_buffers(kernel) -> set[str]:
     return out
 
 
-def buffer_bounds(kernel, geom: LaunchShape, scalars: dict, settings=None, timeout_ms: int = 1500) -> dict:
-    """Largest byte offset + width of each pointer parameter's accesses, by z3 (None: unbounded)."""
+def buffer_bounds(kernel, geom: LaunchShape, scalars: dict, settings=None, pinned: dict | None = None,
+                  timeout_ms: int = 1500) -> dict:
+    """Largest byte offset + width of each pointer parameter's accesses, by z3 (None: unbounded).
+    `pinned`: (struct parameter, byte offset) -> the value of a by-value struct's integer field,
+    which the kernel's loads of it (`g.nodes`) take."""
     try:
         import z3
 
         from cudalint.analysis.geometry import Geometry as ZGeom
         from cudalint.analysis.geometry import Thread
         from cudalint.analysis.threads import loop_definition, split_guard
-        from cudalint.model import THREAD, Access, syms
+        from cudalint.model import THREAD, Access, Const, syms
         from cudalint.symbolic import as_bool, bv, variable
     except Exception:  # pragma: no cover - z3 is a dependency
         return {}
     zg = ZGeom(tuple(geom.block), tuple(geom.grid), "confirm")
+    fields = {s: bv(pinned[(arr.name, off.value)]) for s, arr, off in getattr(kernel, "loads", ())
+              if arr.space == "param" and isinstance(off, Const) and (arr.name, off.value) in (pinned or {})}
     out: dict[str, int | None] = {}
     for acc in kernel.events:
         if not isinstance(acc, Access) or acc.array.space not in ("global", "generic"):
@@ -296,8 +318,8 @@ def buffer_bounds(kernel, geom: LaunchShape, scalars: dict, settings=None, timeo
         if out.get(name, 0) is None:
             continue
         try:
-            pins = {s: bv(int(scalars[s.name])) for s in syms(acc.offset)
-                    if s.origin == "param" and s.name in scalars and isinstance(scalars[s.name], int)}
+            pins = fields | {s: bv(int(scalars[s.name])) for s in syms(acc.offset)
+                             if s.origin == "param" and s.name in scalars and isinstance(scalars[s.name], int)}
             th = Thread(0, zg, THREAD, pins)
             facts = th.constraints()
             coord, _d, _m = split_guard(acc.guard, kernel)

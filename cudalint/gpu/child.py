@@ -7,9 +7,11 @@ and a deadlocked barrier never returns, so neither may happen in the linter's ow
 It compiles the device-only view with CuPy (``RawModule``, NVRTC, ``-lineinfo``), allocates the
 planned buffers from a memory pool capped at ``mem_limit`` bytes, fills them with non-zero random
 data made on the host (no CuPy kernels run, so the tools see the user's kernel alone; index
-buffers of vector accesses get multiples of 16), launches the kernel ``runs`` times from the same initial data,
-and writes a JSON result: compile log, the CUDA error of the launch if any, a digest of every
-buffer after the first run, and with ``diff`` in the plan (differential evidence) how far each
+buffers of vector accesses get multiples of 16), launches the kernel ``runs`` times from the same
+initial data (a struct passed by value goes as one argument: a NumPy array of one element with
+the C layout, its pointer fields holding the addresses of buffers of their own), and writes a
+JSON result: compile log, the CUDA error of the launch if any, a digest of every buffer after the
+first run, and with ``diff`` in the plan (differential evidence) how far each
 later run's buffers are from the first run's: integers exactly, floats by relative difference
 against ``diff.rtol`` (atomics add floats in a different order each run). With
 ``variant_source``, the kernel with its racy read-modify-write made atomic runs once from the
@@ -113,15 +115,41 @@ def _record(np, compare, args, first, now, rtol) -> None:
             c["max_rel"] = max(c["max_rel"] or 0.0, d["max_rel"])
 
 
+def _struct(np, a, bufs):
+    """A struct passed by value: a NumPy array of one element whose dtype has the C layout (CuPy
+    passes such an array's bytes as the argument); pointer fields hold their buffer's address."""
+    names, formats, offsets, values = [], [], [], []
+    for f in a["fields"]:
+        names.append(f["name"])
+        offsets.append(int(f["offset"]))
+        if "buffer" in f:
+            formats.append("<u8")
+            values.append(int(bufs[f["buffer"]].data.ptr))
+            continue
+        one = "<u2" if f["dtype"] == "bf16" else "?" if f["dtype"] == "?" else "<" + f["dtype"]
+        count = int(f.get("count") or 1)
+        formats.append(one if count == 1 else (one, (count,)))
+        values.append(_scalar(np, f["dtype"], f["value"]))
+    dtype = np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": int(a["nbytes"])})
+    value = np.zeros(1, dtype=dtype)
+    for name, v in zip(names, values):
+        value[name] = v
+    return value
+
+
 def _arguments(np, plan, bufs, init) -> list:
-    """The launch's arguments, every buffer reset to the initial data."""
+    """The launch's arguments, every buffer reset to the initial data (a struct's buffers too,
+    which are no arguments of their own)."""
     args = []
     for a, b, h in zip(plan["args"], bufs, init):
         if a.get("same_as") is not None:  # the launch passes one buffer for two parameters
             args.append(bufs[a["same_as"]])
         elif a["kind"] == "buffer":
             b.set(h)
-            args.append(b)
+            if a.get("field_of") is None:
+                args.append(b)
+        elif a["kind"] == "struct":
+            args.append(_struct(np, a, bufs))
         else:
             args.append(_scalar(np, a["dtype"], a["value"]))
     return args

@@ -80,14 +80,14 @@ _OVERRIDE_RE = re.compile(r"//\s*cudalint-confirm\s*:\s*(.*)$")
 
 def overrides(source: str, where) -> dict[str, str]:
     """``// cudalint-confirm: key=value ...`` inside the kernel (`where`: its Loc) or on the 3
-    lines above it."""
+    lines above it. A key may name a field of a struct parameter (`g.nodes=1000`)."""
     lines = source.split("\n")
     out: dict[str, str] = {}
     for ln in range(max(1, where.line - 3), min(len(lines), where.end_line) + 1):
         m = _OVERRIDE_RE.search(lines[ln - 1])
         if not m:
             continue
-        for tok in re.finditer(r"([A-Za-z_]\w*)\s*(?:=\s*(\([^)]*\)|\S+))?", m.group(1)):
+        for tok in re.finditer(r"([A-Za-z_][\w.\[\]]*)\s*(?:=\s*(\([^)]*\)|\S+))?", m.group(1)):
             out[tok.group(1)] = tok.group(2) if tok.group(2) is not None else "1"
     return out
 

@@ -18,7 +18,7 @@ from cudalint.engine import file_model
 from cudalint.findings import Finding
 
 from .access_log import epochs_count_every_barrier, log_sites, may_order_blocks
-from .arguments import ArgPlan, synthesize_args
+from .arguments import ArgPlan, plan_records, synthesize_args
 from .launch_shape import EvalError, LaunchShape, c_eval, choose_shape, overrides
 from .proc import Run
 from .views import device_view
@@ -137,15 +137,15 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
             continue
         job.args = args
         if args.problem:
-            job.problem = args.problem + " (set it with a `// cudalint-confirm: NAME=VALUE` comment)"
+            # a struct's reason says itself which comment pins what
+            hint = "" if "cudalint-confirm" in args.problem else " (set it with a `// cudalint-confirm: NAME=VALUE` comment)"
+            job.problem = args.problem + hint
             continue
         job.plan = {
             "source": view, "options": _nvrtc_options(path, settings),
             "name_expressions": [f.kernel], "kernel": f.kernel,
             "grid": list(geom.grid), "block": list(geom.block), "shared_bytes": geom.shared_bytes,
-            "args": _aliased_args([{"name": a.name, "kind": a.kind, "dtype": a.dtype, "value": a.value,
-                                    "nbytes": a.nbytes, "fill": a.fill, "fill_range": a.fill_range}
-                                   for a in args.args], aliased),
+            "args": _aliased_args(plan_records(args.args), aliased),
             "runs": 1, "seed": 12345,
             "mem_limit": int(os.environ.get("CUDALINT_CONFIRM_MEM", 4 << 30)),
         }
