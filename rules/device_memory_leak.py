@@ -115,9 +115,17 @@ def check(ctx):
                         for k in later]
             related += [Related(g[0].alloc_loc.path, g[0].alloc_loc.line, g[0].alloc_loc.column,
                                 f"`{g[0].name}` allocated here by `{g[0].alloc}`; it leaks at the same exit") for g in others]
+            props = (("function", fn.name), ("path", " and ".join(first.path)), ("exits", 1 + len(later)))
+            fails = _failing_calls(first)
             yield RULE.finding(first.exit_loc, msg, kernel=None, related=related,
-                               properties=(("function", fn.name), ("path", " and ".join(first.path)),
-                                           ("exits", 1 + len(later))))
+                               properties=props + ((("fails", fails),) if fails else ()))
+
+
+def _failing_calls(leak) -> tuple:
+    """The calls in the leak's file whose failure its path takes, as (name, line, column, end_line,
+    end_column): `--confirm` makes them fail to show the leak."""
+    return tuple((name, loc.line, loc.column, loc.end_line, loc.end_column) for name, loc in leak.fails
+                 if loc.path == leak.exit_loc.path)
 
 
 RULE = make_rule(__doc__, code="CUDA401", name="device-memory-leak", category="memory-leak",

@@ -139,3 +139,35 @@ def test_csr_graph_passed_by_value(tmp_path):
     race, clean = (f.confirmation for f in runner.confirm(found + [twin], Settings(), timeout=120))
     assert race.status == "confirmed", race
     assert clean.status != "confirmed" and "cannot be synthesised" not in clean.detail, clean
+
+
+_LEAK_WHEN_COPY_FAILS = """\
+#include <cstdio>
+#include <cuda_runtime.h>
+int stage(const float* h, int n) {
+  float* d = nullptr;
+  if (cudaMalloc(&d, n * sizeof(float)) != cudaSuccess) return 1;
+  if (cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) return 2;
+  cudaFree(d);
+  return 0;
+}
+int main() {
+  static float h[256];
+  printf("%d\\n", stage(h, 256));
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(not (runner.tools()["nvcc"] and runner.tools()["compute-sanitizer"]), reason="needs nvcc")
+def test_leak_on_an_error_path_by_making_the_call_fail(tmp_path):
+    """The copy never fails in the program's own run; built with it made to fail, the leak check
+    sees the buffer the early return loses."""
+    from cudalint.engine import analyze_file
+    src = tmp_path / "stage.cu"
+    src.write_text(_LEAK_WHEN_COPY_FAILS)
+    res = analyze_file(str(src), Settings())
+    assert [(f.rule, f.line) for f in res.findings] == [("CUDA401", 6)]
+    (c,) = (f.confirmation for f in runner.confirm(res.findings, Settings(), timeout=120))
+    assert (c.status, c.method) == ("confirmed", "compute-sanitizer --leak-check full"), c
+    assert c.detail == "with `cudaMemcpy` at line 6 made to fail, 1024 bytes leaked in 1 allocation(s) made in stage", c

@@ -69,6 +69,7 @@ class MemoryLeak:
     path: tuple  # decisions after the allocation, as text
     in_main: bool = False  # lives until the process exits
     overwritten_by: str | None = None  # the later allocation or assignment that lost it
+    fails: tuple = ()  # (call name, Loc): the calls whose failure the path takes, in order
 
 
 @dataclass(frozen=True)

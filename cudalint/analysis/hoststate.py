@@ -18,7 +18,7 @@ from cudalint.model import Loc
 class PathState:
     """What one path of the walk knows; equal states at a node are merged (`key`)."""
 
-    __slots__ = ("binds", "allocs", "results", "pending", "facts", "trail", "born", "_key")
+    __slots__ = ("binds", "allocs", "results", "pending", "facts", "trail", "fails", "born", "_key")
 
     def __init__(self):
         self.binds = {}  # var -> alloc site
@@ -27,6 +27,7 @@ class PathState:
         self.pending = {}  # (var, source id) -> (stream, events, source name, loc)
         self.facts = {}  # cond text -> bool (switches: -> ("is", label) | ("not", labels))
         self.trail = ()  # decisions taken, as text
+        self.fails = ()  # (index in trail, call name, Loc) of each call this path takes as failed
         self.born = {}  # site -> len(trail) when allocated; also what freed a site, which calls failed
         self._key = None  # set once the state is on the walk's stack (never changed after that)
 
@@ -34,7 +35,12 @@ class PathState:
         s = PathState()
         s.binds, s.allocs, s.results = dict(self.binds), dict(self.allocs), dict(self.results)
         s.pending, s.facts, s.trail, s.born = dict(self.pending), dict(self.facts), self.trail, dict(self.born)
+        s.fails = self.fails
         return s
+
+    def failed_since(self, start: int) -> tuple:
+        """(call name, Loc) of the calls this path took as failed from trail entry `start` on."""
+        return tuple((name, loc) for i, name, loc in self.fails if i >= start)
 
     def key(self):
         if self._key is None:
@@ -176,8 +182,9 @@ class Ownership:
             if key in self.seen:
                 continue
             self.seen.add(key)
-            path = st.trail[st.born.get(site, 0):]
-            self.out.leaks.append(MemoryLeak(name, kind, alloc, aloc, ret.loc, ret.implicit, path, in_main=in_main))
+            start = st.born.get(site, 0)
+            self.out.leaks.append(MemoryLeak(name, kind, alloc, aloc, ret.loc, ret.implicit, st.trail[start:],
+                                             in_main=in_main, fails=st.failed_since(start)))
 
 
 def _is_param_site(site) -> bool:

@@ -20,6 +20,7 @@ from pathlib import Path
 from cudalint.findings import Confirmation, Finding
 
 from . import evidence as ev
+from .inject import inject_failures, library_flags
 from .proc import Run, run_cmd
 from .source import blank_comments_strings, enclosing_function, function_spans
 
@@ -92,7 +93,9 @@ def parse_crash(text: str) -> Crash | None:
     return Crash(int(m.group(1)), tuple(symbols), g.group(1).strip() if g else None)
 
 
-def run_host(path: str, settings, tl: dict, timeout: float, work: Path) -> dict:
+def run_host(path: str, settings, tl: dict, timeout: float, work: Path, fails: tuple = ()) -> dict:
+    """Build the file's program (with the calls in `fails` made to fail, see cudalint.gpu.inject)
+    and run it under compute-sanitizer's leak check."""
     nvcc, cs = tl.get("nvcc"), tl.get("compute-sanitizer")
     if not nvcc or not cs:
         miss = " and ".join(n for n, p in (("nvcc", nvcc), ("compute-sanitizer", cs)) if not p)
@@ -101,17 +104,35 @@ def run_host(path: str, settings, tl: dict, timeout: float, work: Path) -> dict:
     if not re.search(r"\bmain\s*\(", blank_comments_strings(src)):
         return {"problem": "the file has no main(): no host program to run"}
     wd = Path(tempfile.mkdtemp(prefix="host-", dir=work))
+    program = path
+    if fails:
+        variant, why = inject_failures(src, fails)
+        if why:
+            return {"problem": why}
+        program = str(wd / Path(path).name)  # its own includes resolve through -I (below)
+        Path(program).write_text(variant, encoding="utf-8")
     (wd / "cudalint_crash_trace.c").write_text(CRASH_TRACE)
     cmd = [nvcc, "-arch=native", "-lineinfo", "-g", "-O0", "-Xcompiler", "-fno-inline",
            "-Xlinker", "-export-dynamic", f"-I{os.path.dirname(os.path.abspath(path))}"]
     cmd += [f"-I{d}" for d in getattr(settings, "include_dirs", ()) or ()]
     cmd += [f"-D{d}" for d in getattr(settings, "defines", ()) or ()]
-    cmd += ["-o", str(wd / "prog"), path, str(wd / "cudalint_crash_trace.c")]
+    cmd += ["-o", str(wd / "prog"), program, str(wd / "cudalint_crash_trace.c"), *library_flags(src)]
     b = run_cmd("nvcc", cmd, max(timeout, 120))
     if b.rc != 0:
         return {"problem": None, "build_error": " ".join(b.output.split())[-300:]}
     r = run_cmd("leakcheck", [cs, "--leak-check", "full", "--tool", "memcheck", str(wd / "prog")], timeout)
-    return {"problem": None, "run": r}
+    return {"problem": None, "run": r, "fails": tuple(fails)}
+
+
+def failing_calls(f: Finding) -> tuple:
+    """The calls a leak finding's path takes as failed (its `fails` property), else ()."""
+    return tuple(dict(f.properties).get("fails", ())) if f.category == "memory-leak" else ()
+
+
+def _made_to_fail(host: dict) -> str:
+    calls = host.get("fails") or ()
+    return "".join(f"with `{c[0]}` at line {c[1]} made to fail, " for c in calls[:1]) + \
+        "".join(f"and `{c[0]}` at line {c[1]}, " for c in calls[1:])
 
 
 def judge_host(f: Finding, host: dict, source: str) -> Confirmation:
@@ -129,15 +150,16 @@ def judge_host(f: Finding, host: dict, source: str) -> Confirmation:
     if f.category == "memory-leak":
         rep = ev.parse_leakcheck(r.output)
         own = [l for l in rep.leaks if func and func in l.functions()]
+        forced = _made_to_fail(host)
         if own:
-            return Confirmation("confirmed", method, f"{sum(l.bytes for l in own)} bytes leaked in {len(own)} "
-                                f"allocation(s) made in {func}")
+            return Confirmation("confirmed", method, f"{forced}{sum(l.bytes for l in own)} bytes leaked in "
+                                f"{len(own)} allocation(s) made in {func}")
         if not rep.leaked:
-            return Confirmation("not-reproduced", method, f"no leak reported (exit status {r.rc})")
+            return Confirmation("not-reproduced", method, f"{forced}no leak reported (exit status {r.rc})")
         named = sorted({n for l in rep.leaks for n in l.functions() if n and any(s.name == n for s in spans)})
         return Confirmation("not-reproduced", method,
-                            f"{rep.total_bytes} bytes leaked, backtraces name {', '.join(named) or 'no function of the file'}"
-                            f", not {func}")
+                            f"{forced}{rep.total_bytes} bytes leaked, backtraces name "
+                            f"{', '.join(named) or 'no function of the file'}, not {func}")
     if f.category in ("double-free", "mismatched-free"):
         api = [a for a in ev.parse_api_errors(r.output) if a.api_call and a.api_call.startswith(FREE_CALLS)]
         own = [a for a in api if func and func in a.functions()]

@@ -57,7 +57,7 @@ from pathlib import Path
 from cudalint.findings import VIA_NOTE, Confirmation, Finding
 
 from .execute import execute_job
-from .host import judge_host, run_host
+from .host import failing_calls, judge_host, run_host
 from .judges import JUDGES
 from .plan import KernelJob, plan_kernel_jobs
 from .proc import tools
@@ -122,10 +122,11 @@ def confirm(findings: list[Finding], settings=None, timeout: float = 60.0, jobs:
     python = sys.executable
     results: dict[int, Confirmation] = {}
     kernel_idx: dict[str, list] = {}
-    host_idx: dict[str, list] = {}
+    host_idx: dict[tuple, list] = {}  # (path, calls made to fail) -> findings
     for i, f in enumerate(findings):
         if f.category in HOST_CATEGORIES or (f.kernel is None and f.category not in KERNEL_CATEGORIES):
-            host_idx.setdefault(f.path, []).append(i)
+            # one program per file and set of calls to make fail (a leak on an error path)
+            host_idx.setdefault((f.path, failing_calls(f)), []).append(i)
         elif f.kernel is None:
             results[i] = Confirmation("unsupported", "none", "the finding names no kernel to run")
         elif f.rule in UNOBSERVED:
@@ -146,7 +147,7 @@ def confirm(findings: list[Finding], settings=None, timeout: float = 60.0, jobs:
     n = jobs or max(1, min(8, (os.cpu_count() or 2) // 2))
     with cf.ThreadPoolExecutor(max_workers=n) as pool:
         futs = [pool.submit(execute_job, j, findings, tl, timeout, work, python, lock) for j in runnable]
-        host_futs = {p: pool.submit(run_host, p, settings, tl, timeout, work) for p in host_idx}
+        host_futs = {key: pool.submit(run_host, key[0], settings, tl, timeout, work, key[1]) for key in host_idx}
         for fu in futs:
             try:
                 fu.result()
@@ -163,12 +164,12 @@ def confirm(findings: list[Finding], settings=None, timeout: float = 60.0, jobs:
             except Exception as exc:
                 c = Confirmation("error", "judge", f"internal error: {exc!r}")
             results[i] = c
-    for p, idxs in host_idx.items():
+    for key, idxs in host_idx.items():
         try:
-            host = host_futs[p].result()
+            host = host_futs[key].result()
         except Exception as exc:
             host = {"problem": None, "build_error": f"internal error {exc!r}"}
-        src = Path(p).read_text(encoding="utf-8", errors="replace")
+        src = Path(key[0]).read_text(encoding="utf-8", errors="replace")
         for i in idxs:
             results[i] = judge_host(findings[i], host, src)
     if keep_dir:
@@ -195,10 +196,11 @@ def _keep(keep_dir: str, jobs: list, host_idx: dict, host_futs: dict) -> None:
         for tool, r in j.runs.items():
             (d / f"{stem}.{tool}.txt").write_text("$ " + " ".join(r.cmd[:6]) + " ...\n" + r.output
                                                   + "\n--- result ---\n" + json.dumps(r.result)[:4000])
-    for p, fu in host_futs.items():
+    for (p, fails), fu in host_futs.items():
         try:
             h = fu.result()
         except Exception:
             continue
         if h.get("run"):
-            (d / f"{Path(p).name}.leakcheck.txt").write_text(h["run"].output)
+            failing = "".join(f".fail-{c[0]}-{c[1]}" for c in fails)
+            (d / f"{Path(p).name}{failing}.leakcheck.txt").write_text(h["run"].output)
