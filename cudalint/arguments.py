@@ -74,6 +74,9 @@ def parser() -> argparse.ArgumentParser:
                     help="directory holding compile_commands.json")
     p.add_argument("--confirm", action="store_true",
                    help="run flagged kernels on a CUDA GPU (CuPy) to confirm findings; executes your code")
+    p.add_argument("--confirm-args", metavar="ARGS",
+                   help="command-line arguments for the host programs --confirm builds and runs "
+                        "(config: confirm-args, per file glob)")
     p.add_argument("--confirm-timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time limit per confirmation run (default 60)")
     fe.add_argument("--no-pch", action="store_true",
@@ -124,7 +127,9 @@ def settings_from_args(args, config=None):
         extensions=tuple(c.get("extensions", s.extensions)),
         select=select, ignore=ignore, block_dims=block_dims, grid_dims=grid_dims,
         severities=dict(c.get("severity", {})), verbose=args.verbose, pch=not args.no_pch,
-        host_leaks_at_exit=c.get("host-leaks-at-exit", s.host_leaks_at_exit))
+        host_leaks_at_exit=c.get("host-leaks-at-exit", s.host_leaks_at_exit),
+        confirm_args=tuple((str(config.root), glob, argv) for glob, argv in c.get("confirm-args", ()))
+        + ((("", "*", args.confirm_args),) if args.confirm_args is not None else ()))
     for attr, flag, key in (("solver_timeout_ms", "solver_timeout", "solver-timeout-ms"),
                             ("file_budget_s", "file_budget", "file-budget-s"),
                             ("min_bank_conflict_degree", "min_bank_conflict_degree", "min-bank-conflict-degree")):

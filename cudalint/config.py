@@ -232,6 +232,16 @@ def _per_file_ignores(v, root):
     return tuple(out)
 
 
+def _confirm_args(v, root):
+    """`confirm-args`: a glob of host programs' files -> the arguments `--confirm` runs them with."""
+    out = []
+    for glob, argv in _table(v).items():
+        if not isinstance(argv, str):
+            raise ValueError(f"{glob!r}: expected the arguments as one string, got {_kind(argv)}")
+        out.append((glob, argv))
+    return tuple(out)
+
+
 def _dims(v, root):
     """`block-dim` / `grid-dim`: kernel name (or "*" for every kernel) -> [x, y, z]."""
     out = {}
@@ -279,5 +289,6 @@ _KEYS = {
     "min-bank-conflict-degree": _int(2),
     "jobs": _int(0),
     "host-leaks-at-exit": _bool,
+    "confirm-args": _confirm_args,
 }
 KNOWN_KEYS = tuple(_KEYS)

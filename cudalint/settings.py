@@ -27,6 +27,8 @@ class Settings:
     verbose: bool = False
     pch: bool = True  # parse with a precompiled prelude of the CUDA and C++ headers
     host_leaks_at_exit: bool = True  # CUDA401 at main's returns (memory that lives until exit)
+    # --confirm's host programs: (root, glob relative to root, command-line arguments); the last match wins
+    confirm_args: tuple = ()
 
     def __hash__(self):
         return hash(repr(self))

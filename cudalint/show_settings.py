@@ -36,6 +36,7 @@ _SOURCES = {
     "min-bank-conflict-degree": ("min_bank_conflict_degree", "min_bank_conflict_degree", False),
     "jobs": (None, "jobs", False),
     "host-leaks-at-exit": ("host_leaks_at_exit", None, False),
+    "confirm-args": ("confirm_args", "confirm_args", True),
 }
 assert set(_SOURCES) == set(KNOWN_KEYS), "every config key is shown"
 _PATHS = ("cuda-path", "include-dirs", "compile-commands-dir")
@@ -59,6 +60,8 @@ def _value(key, config, settings, args, jobs):
     attr = _SOURCES[key][0]
     if key == "per-file-ignores":
         return {glob: list(codes) for glob, codes in config.get(key, ())}
+    if key == "confirm-args":
+        return {glob: argv for _, glob, argv in settings.confirm_args}
     if key == "exclude":
         from cudalint.arguments import comma_list
         return list(config.get(key, ())) + list(comma_list(args.exclude))

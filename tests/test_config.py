@@ -63,6 +63,8 @@ def test_cli_overrides_config(work, capsys):
     ('[per-file-ignores]\n"*.cuh" = ["CUDA888"]\n', "key 'per-file-ignores': '*.cuh': unknown rule code"),
     ('cuda-path = "no/such/dir"\n', "key 'cuda-path': no CUDA toolkit at "),
     ('file-budget-s = nan\n', "key 'file-budget-s': must be positive, got nan"),
+    ('[confirm-args]\n"main.cu" = ["-n", "4"]\n',
+     "key 'confirm-args': 'main.cu': expected the arguments as one string, got a list"),
 ])
 def test_bad_config_exits_2_naming_file_and_key(work, capsys, text, message):
     (work / "cudalint.toml").write_text(text)
@@ -228,6 +230,21 @@ def test_cuda_path_to_a_toolkit_is_accepted(work, capsys):
     (work / "tk" / "include" / "cuda_runtime.h").write_text("")
     (work / "ok.cu").write_text(FIXED)
     assert run(capsys, "--cuda-path", "tk", "ok.cu")[0] == 0  # run() adds --cuda-mode shim
+
+
+def test_confirm_args_per_file_and_from_the_command_line(work):
+    """The host programs --confirm runs: the last matching glob's arguments, --confirm-args for every file."""
+    from cudalint.arguments import parser, settings_from_args
+    from cudalint.gpu.host import program_args
+    (work / "cudalint.toml").write_text('[confirm-args]\n"src/*.cu" = "-n 64"\n"src/big.cu" = "--size \'1 << 20\'"\n')
+    cfg = load_config(work / "cudalint.toml")
+    assert cfg.values["confirm-args"] == (("src/*.cu", "-n 64"), ("src/big.cu", "--size '1 << 20'"))
+    s = settings_from_args(parser().parse_args([]), cfg)
+    assert program_args(str(work / "src" / "small.cu"), s) == ["-n", "64"]
+    assert program_args(str(work / "src" / "big.cu"), s) == ["--size", "1 << 20"]
+    assert program_args(str(work / "tools" / "gen.cu"), s) == []
+    s = settings_from_args(parser().parse_args(["--confirm-args", "7 x"]), cfg)
+    assert program_args(str(work / "src" / "big.cu"), s) == ["7", "x"]
 
 
 def test_show_settings_says_where_each_came_from(work, capsys):

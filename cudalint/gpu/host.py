@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import signal
 import tempfile
 from dataclasses import dataclass
@@ -120,8 +121,22 @@ def run_host(path: str, settings, tl: dict, timeout: float, work: Path, fails: t
     b = run_cmd("nvcc", cmd, max(timeout, 120))
     if b.rc != 0:
         return {"problem": None, "build_error": " ".join(b.output.split())[-300:]}
-    r = run_cmd("leakcheck", [cs, "--leak-check", "full", "--tool", "memcheck", str(wd / "prog")], timeout)
+    argv = program_args(path, settings)
+    r = run_cmd("leakcheck", [cs, "--leak-check", "full", "--tool", "memcheck", str(wd / "prog"), *argv], timeout)
     return {"problem": None, "run": r, "fails": tuple(fails)}
+
+
+def program_args(path: str, settings) -> list[str]:
+    """The arguments the program is run with: the last `confirm-args` entry whose glob matches
+    the file (relative to the config's folder), or `--confirm-args` (glob `*`); none by default."""
+    import pathspec
+
+    from cudalint.discover import matches
+    chosen = ""
+    for root, glob, argv in getattr(settings, "confirm_args", ()) or ():
+        if glob == "*" or matches(pathspec.GitIgnoreSpec.from_lines([glob]), root or os.getcwd(), path):
+            chosen = argv
+    return shlex.split(chosen)
 
 
 def failing_calls(f: Finding) -> tuple:
