@@ -69,6 +69,42 @@ def test_leak_on_early_return_names_the_path(tmp_path):
     assert r.leaks[0].path == (f"`cudaMemcpy` fails at line {base + 5}",)
 
 
+def test_leak_names_the_failing_call_and_its_range(tmp_path):
+    """The typed form of the path: --confirm makes exactly this call fail."""
+    r, base = run(tmp_path, """
+    int f(const float* src) {
+      float* d = nullptr;
+      cudaMalloc(&d, 16);
+      if (cudaMemcpy(d, src, 16, cudaMemcpyHostToDevice) != cudaSuccess) return -1;
+      cudaFree(d);
+      return 0;
+    }""")
+    ((name, loc),) = r.leaks[0].fails
+    assert (name, loc.line - base, loc.column, loc.end_line - base, loc.end_column) == ("cudaMemcpy", 5, 7, 5, 53)
+
+
+def test_a_dependent_call_keeps_its_written_name(tmp_path):
+    """In a function template, a call whose arguments depend on the template's types is left
+    unresolved by libclang (no spelling): it is still the cudaMalloc it is written as. It had been
+    named ``, and a leak's path said "`` fails"."""
+    r, base = run(tmp_path, """
+    template <typename T>
+    int f(T n) {
+      float* d;
+      T* p;
+      cudaMalloc((void**)&d, 16);
+      cudaError_t e = cudaMalloc((void**)&p, sizeof(T) * n);
+      if (e != cudaSuccess) return 1;
+      cudaFree(p);
+      cudaFree(d);
+      return 0;
+    }
+    int use(int n) { return f<int>(n); }""")
+    (leak,) = r.leaks
+    assert (leak.name, leak.path) == ("d", (f"`cudaMalloc` fails at line {base + 7}",))
+    assert [name for name, _ in leak.fails] == ["cudaMalloc"]
+
+
 def test_failed_allocation_has_no_obligation(tmp_path):
     r, _ = run(tmp_path, """
     float* f(size_t n) {
