@@ -26,7 +26,7 @@ from pathlib import Path
 
 from cudalint import __version__
 from cudalint.findings import Confirmation, Finding, Related
-from cudalint.model import Diagnostic
+from cudalint.diagnostics import Diagnostic
 
 ENTRY_VERSION = 5  # 2: diagnostics carry a kind; 3: launch facts; 4: headers' sha256; 5: typed witnesses
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cudalint.\n"
@@ -41,9 +41,9 @@ def code_stamp() -> str:
     """Names and contents of cudalint's Python files and headers, rules included: a rule edited in
     a development checkout invalidates the cache even though the version did not change."""
     import cudalint
-    import cudalint.rules
+    from cudalint.registry import rules_package  # rules/ in a source checkout not installed
     h = hashlib.sha256()
-    roots = [Path(cudalint.__file__).parent, *map(Path, cudalint.rules.__path__)]
+    roots = [Path(cudalint.__file__).parent, *map(Path, rules_package().__path__)]
     for root in roots:
         for p in sorted(root.rglob("*")):
             if p.suffix in (".py", ".h", ".cuh") and "__pycache__" not in p.parts:

@@ -7,14 +7,17 @@ import os
 import time
 import traceback
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cudalint.columns import to_code_points
-from cudalint.analysis.races import PAIR_CAP
+from cudalint.diagnostics import Diagnostic
 from cudalint.findings import Finding
 from cudalint.launch_index import facts_of, guessed_kernels, second_pass
-from cudalint.model import Diagnostic, FileModel
 from cudalint.registry import selected
 from cudalint.settings import Settings
+
+if TYPE_CHECKING:  # the model and the analyses load where files are analysed, not on a cache hit
+    from cudalint.model import FileModel
 
 
 @dataclass
@@ -61,6 +64,7 @@ class FileResult:
 def analyze_file(path: str, settings: Settings) -> FileResult:
     """One file, in this process. Never raises: a failure becomes an error diagnostic (the file
     is then reported as not fully checked, see cudalint.outcomes)."""
+    from cudalint.analysis.races import PAIR_CAP
     from cudalint.frontend.parse import parse
     from cudalint.frontend.tu import build_model
     start = time.monotonic()

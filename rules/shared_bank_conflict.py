@@ -50,17 +50,14 @@ from __future__ import annotations
 import math
 import re
 
-from cudalint.analysis import banks
-from cudalint.analysis.geometry import geometries
 from cudalint.findings import Related
-from cudalint.model import Access
 from cudalint.registry import make_rule
 
 _ASSIGN = re.compile(r"^(.*?)\s*(?:<<|>>|[-+*/%&|^])?=(?!=)")
 _PHASE = {16: "half-warp", 8: "quarter-warp"}
 
 
-def _expr(acc: Access) -> str:
+def _expr(acc) -> str:
     """The accessed lvalue of a store (`tile[ty][tx]` of `tile[ty][tx] = v`), else the text."""
     m = _ASSIGN.match(acc.text)
     if m and m.group(1).endswith("]") and m.group(1).count("[") == m.group(1).count("]"):
@@ -69,6 +66,7 @@ def _expr(acc: Access) -> str:
 
 
 def _degree_of(kernel, acc, geom, timeout_ms) -> int:
+    from cudalint.analysis import banks
     r = banks.analyze(kernel, acc, geom, timeout_ms)
     return r.degree.degree if r.status != "skipped" and r.degree else 0
 
@@ -87,6 +85,7 @@ def _subscripts(lvalue: str, name: str) -> int:
 def _plain_subscripts(model, arr, accesses, pad: int) -> bool:
     """Whether padding the array's rows changes nothing but its layout: every access subscripts
     every dimension (no pointer into it, no cast), and no other kernel of the file uses it."""
+    from cudalint.model import Access
     if arr.loc is None or any(a.cast or _subscripts(_expr(a), arr.name) != len(arr.dims) for a in accesses):
         return False
     if arr.elem_size * math.prod(arr.dims[:-1]) * (arr.dims[-1] + pad) > 48 * 1024:
@@ -98,6 +97,7 @@ def _plain_subscripts(model, arr, accesses, pad: int) -> bool:
 def _fix(model, kernel, acc, geom, res, timeout_ms) -> tuple[str, int | None]:
     """The fix in words, and the padding (elements added to the innermost extent) where
     `--fix` may apply it."""
+    from cudalint.model import Access
     text, pad = _fix_text(kernel, acc, geom, res, timeout_ms)
     if pad is not None:
         arr = acc.array
@@ -107,6 +107,8 @@ def _fix(model, kernel, acc, geom, res, timeout_ms) -> tuple[str, int | None]:
 
 
 def _fix_text(kernel, acc, geom, res, timeout_ms) -> tuple[str, int | None]:
+    from cudalint.analysis import banks
+    from cudalint.model import Access
     arr = acc.array
     if len(arr.dims) >= 2 and not arr.dynamic and all(arr.dims):
         pitch = arr.dims[-1] * arr.elem_size
@@ -141,6 +143,7 @@ def _fix_text(kernel, acc, geom, res, timeout_ms) -> tuple[str, int | None]:
 
 
 def _describe(acc, res) -> str:
+    from cudalint.analysis import banks
     d = res.degree
     lanes = ", ".join(str(x) for x in d.lanes[:4]) + (", …" if len(d.lanes) > 4 else "")
     where = f"lanes {lanes} of warp {res.warp}"
@@ -153,6 +156,9 @@ def _describe(acc, res) -> str:
 
 
 def check(ctx):
+    from cudalint.analysis import banks
+    from cudalint.analysis.geometry import geometries
+    from cudalint.model import Access
     model, settings = ctx.model, ctx.settings
     min_degree = max(2, settings.min_bank_conflict_degree)
     for kernel in model.kernels:
