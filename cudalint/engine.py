@@ -262,7 +262,7 @@ def _reported(results, rules, settings, config, source, suppressions) -> tuple[l
 
 
 def _per_file_specs(config):
-    import pathspec
     for glob, codes in config.get("per-file-ignores", ()):
+        import pathspec
         from cudalint.registry import resolve
         yield (str(config.root), pathspec.GitIgnoreSpec.from_lines([glob])), tuple(resolve(codes))
