@@ -198,9 +198,16 @@ def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, progre
 
 
 def _preload(settings: Settings) -> None:
-    """Import what workers need before they are forked, so each starts ready."""
+    """Import what workers need before they are forked, so each starts ready: the parser, z3 and
+    every analysis (rule modules import theirs inside `check`, so that a cached run needs none)."""
+    import importlib
+    import pkgutil
+
     import z3  # noqa: F401
+    import cudalint.analysis
     import cudalint.frontend.tu  # noqa: F401
+    for info in pkgutil.iter_modules(cudalint.analysis.__path__):
+        importlib.import_module(f"cudalint.analysis.{info.name}")
     selected(settings.select, settings.ignore)
 
 
