@@ -26,8 +26,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from cudalint import __version__
-from cudalint.findings import Confirmation, Finding, Related
 from cudalint.diagnostics import Diagnostic
+from cudalint.findings import Confirmation, Finding, Related
 
 ENTRY_VERSION = 5  # 2: diagnostics carry a kind; 3: launch facts; 4: headers' sha256; 5: typed witnesses
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cudalint.\n"
