@@ -6,11 +6,13 @@ import os
 import re
 from pathlib import Path
 
-import pathspec
+# pathspec is imported where patterns are compiled: files named on the command line (pre-commit)
+# with no exclude patterns need none.
 
 
-def gitignore_spec(lines) -> pathspec.PathSpec:
-    """A PathSpec with .gitignore semantics (named `gitignore` in newer pathspec releases)."""
+def gitignore_spec(lines):
+    """A pathspec.PathSpec with .gitignore semantics (named `gitignore` in newer pathspec releases)."""
+    import pathspec
     try:
         return pathspec.PathSpec.from_lines("gitignore", lines)
     except (KeyError, LookupError):
@@ -49,7 +51,7 @@ def discover(paths: list[str], extensions: tuple[str, ...], exclude: tuple[str, 
 
 def _walk(root: Path, extensions) -> list[str]:
     out = []
-    specs: list[tuple[str, pathspec.PathSpec]] = []
+    specs = []  # (directory, its .gitignore as a PathSpec)
     for dirpath, dirnames, filenames in os.walk(root):
         gi = os.path.join(dirpath, ".gitignore")
         if os.path.isfile(gi):
@@ -121,13 +123,15 @@ def without_cuda(files: list[str], paths: list[str], extensions: tuple[str, ...]
 def drop_excluded(files, paths, config, extra, force) -> list[str]:
     """Drop files matching the config's `exclude` (relative to its directory) or --exclude (relative
     to the current directory). Files named on the command line stay unless --force-exclude."""
-    specs = []
+    patterns = []  # (the directory they are relative to, globs)
     if config.get("exclude"):
-        specs.append((str(config.root), pathspec.GitIgnoreSpec.from_lines(config.get("exclude"))))
+        patterns.append((str(config.root), config.get("exclude")))
     if extra:
-        specs.append((os.getcwd(), pathspec.GitIgnoreSpec.from_lines(extra)))
-    if not specs:
+        patterns.append((os.getcwd(), extra))
+    if not patterns:
         return files
+    import pathspec
+    specs = [(root, pathspec.GitIgnoreSpec.from_lines(globs)) for root, globs in patterns]
     explicit = {os.path.realpath(p) for p in paths if os.path.isfile(p)}
     out = []
     for f in files:

@@ -7,14 +7,17 @@ import os
 import time
 import traceback
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cudalint.columns import to_code_points
-from cudalint.analysis.races import PAIR_CAP
+from cudalint.diagnostics import Diagnostic
 from cudalint.findings import Finding
 from cudalint.launch_index import facts_of, guessed_kernels, second_pass
-from cudalint.model import Diagnostic, FileModel
 from cudalint.registry import selected
 from cudalint.settings import Settings
+
+if TYPE_CHECKING:  # the model and the analyses load where files are analysed, not on a cache hit
+    from cudalint.model import FileModel
 
 
 @dataclass
@@ -61,6 +64,7 @@ class FileResult:
 def analyze_file(path: str, settings: Settings) -> FileResult:
     """One file, in this process. Never raises: a failure becomes an error diagnostic (the file
     is then reported as not fully checked, see cudalint.outcomes)."""
+    from cudalint.analysis.races import PAIR_CAP
     from cudalint.frontend.parse import parse
     from cudalint.frontend.tu import build_model
     start = time.monotonic()
@@ -194,9 +198,16 @@ def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, progre
 
 
 def _preload(settings: Settings) -> None:
-    """Import what workers need before they are forked, so each starts ready."""
+    """Import what workers need before they are forked, so each starts ready: the parser, z3 and
+    every analysis (rule modules import theirs inside `check`, so that a cached run needs none)."""
+    import importlib
+    import pkgutil
+
     import z3  # noqa: F401
+    import cudalint.analysis
     import cudalint.frontend.tu  # noqa: F401
+    for info in pkgutil.iter_modules(cudalint.analysis.__path__):
+        importlib.import_module(f"cudalint.analysis.{info.name}")
     selected(settings.select, settings.ignore)
 
 
@@ -258,7 +269,7 @@ def _reported(results, rules, settings, config, source, suppressions) -> tuple[l
 
 
 def _per_file_specs(config):
-    import pathspec
     for glob, codes in config.get("per-file-ignores", ()):
+        import pathspec
         from cudalint.registry import resolve
         yield (str(config.root), pathspec.GitIgnoreSpec.from_lines([glob])), tuple(resolve(codes))

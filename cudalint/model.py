@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Union
 
+from cudalint.diagnostics import Diagnostic  # FileModel holds them; also importable from here
+
 # ---------------------------------------------------------------------------- expressions
 
 # How far a value is shared: the same for every thread of the launch, of one block, or per thread.
@@ -275,17 +277,6 @@ class HostFunction:
     loc: Loc
     body: object  # a cudalint.host_model.Block, built by cudalint.frontend.host (None: no body)
     params: tuple = ()  # (name, by reference) per parameter, for the function's summary
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    """A problem with the input itself (not a finding): parse errors, unreadable files."""
-    path: str
-    line: int
-    column: int
-    severity: str  # error | warning
-    message: str
-    kind: str = "parse"  # parse | input | budget | limit | crash | depth (cudalint.outcomes says what each costs)
 
 
 @dataclass(frozen=True)

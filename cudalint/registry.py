@@ -48,7 +48,7 @@ def all_rules() -> dict[str, Rule]:
     """Every rule module in `cudalint.rules` that defines RULE, by code."""
     global _RULES
     if _RULES is None:
-        pkg = _rules_package()
+        pkg = rules_package()
         found = {}
         for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
             mod = importlib.import_module(f"cudalint.rules.{info.name}")
@@ -59,7 +59,7 @@ def all_rules() -> dict[str, Rule]:
     return _RULES
 
 
-def _rules_package():
+def rules_package():
     """`cudalint.rules`: installed from rules/ by the package-dir mapping; in a source checkout
     put on sys.path directly (`python -m pytest` from the repo root), loaded from ../rules."""
     try:

@@ -40,12 +40,12 @@ happen to be converged, so a run rarely shows it. `--confirm` says `unsupported`
 
 from __future__ import annotations
 
-from cudalint.analysis.warp_sync import activemask_divergence
 from cudalint.findings import calls_through
 from cudalint.registry import make_rule
 
 
 def check(ctx):
+    from cudalint.analysis.warp_sync import activemask_divergence
     for kernel in ctx.model.kernels:
         for w in activemask_divergence(ctx, kernel):
             msg = (f"`{w.call.text}` takes its mask from `__activemask()` inside a branch that {w.caller} takes "

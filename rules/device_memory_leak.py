@@ -56,8 +56,6 @@ flagged allocation when the context is torn down (`cudaDeviceReset`).
 
 from __future__ import annotations
 
-from cudalint.analysis.hostflow import analyze_file
-from cudalint.analysis.hostkinds import KIND_NAMES
 from cudalint.findings import Related
 from cudalint.registry import make_rule
 
@@ -91,10 +89,12 @@ def _exits(leaks) -> list:
 
 
 def _named(leak) -> str:
+    from cudalint.analysis.hostkinds import KIND_NAMES
     return f"`{leak.name}` ({KIND_NAMES[leak.kind]} from `{leak.alloc}` at line {leak.alloc_loc.line})"
 
 
 def check(ctx):
+    from cudalint.analysis.hostflow import analyze_file
     for fn, flow in analyze_file(ctx):
         lost = [leak for leak in flow.leaks if leak.overwritten_by]
         groups = [[leak] for leak in lost] + _exits([leak for leak in flow.leaks if not leak.overwritten_by])

@@ -45,13 +45,13 @@ the message says when that is the case (the skipping thread reaches no later bar
 
 from __future__ import annotations
 
-from cudalint.analysis.divergence import divergences
-from cudalint.analysis.geometry import witness_property
 from cudalint.findings import calls_through
 from cudalint.registry import make_rule
 
 
 def check(ctx):
+    from cudalint.analysis.divergence import divergences
+    from cudalint.analysis.geometry import witness_property
     for kernel in ctx.model.kernels:
         for d in divergences(ctx, kernel):
             b = d.barrier

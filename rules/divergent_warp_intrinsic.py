@@ -45,12 +45,12 @@ reproducible on demand. `--confirm` says `unsupported` for this rule.
 
 from __future__ import annotations
 
-from cudalint.analysis.warp_sync import mask_problems
 from cudalint.findings import calls_through
 from cudalint.registry import make_rule
 
 
 def check(ctx):
+    from cudalint.analysis.warp_sync import mask_problems
     for kernel in ctx.model.kernels:
         for w in mask_problems(ctx, kernel):
             call = w.call

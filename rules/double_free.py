@@ -42,13 +42,13 @@ Take the path: the second call returns `cudaErrorInvalidValue` (printed by the f
 
 from __future__ import annotations
 
-from cudalint.analysis.copies import owner_copies
-from cudalint.analysis.hostflow import analyze_file
 from cudalint.findings import Related
 from cudalint.registry import make_rule
 
 
 def check(ctx):
+    from cudalint.analysis.copies import owner_copies
+    from cudalint.analysis.hostflow import analyze_file
     for fn, flow in analyze_file(ctx):
         for df in flow.double_frees:
             when = f" when {' and '.join(df.path[-3:])}" if df.path else ""

@@ -36,11 +36,11 @@ kernel, a difference is `unsupported` for this one.
 
 from __future__ import annotations
 
-from cudalint.analysis.race_report import findings
 from cudalint.registry import make_rule
 
 
 def check(ctx):
+    from cudalint.analysis.race_report import findings
     yield from findings(ctx, RULE, "global")
 
 

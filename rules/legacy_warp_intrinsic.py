@@ -37,7 +37,6 @@ from __future__ import annotations
 import re
 
 from cudalint.findings import calls_through
-from cudalint.model import WarpSync
 from cudalint.registry import make_rule
 
 _VERSION_TEST = re.compile(r"__CUDA_ARCH__|CUDA_VERSION|CUDART_VERSION|__CUDACC_VER")
@@ -45,6 +44,7 @@ _DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)")
 
 
 def check(ctx):
+    from cudalint.model import WarpSync
     for kernel in ctx.model.kernels:
         for call in kernel.events:
             if not isinstance(call, WarpSync) or not call.legacy:

@@ -36,14 +36,14 @@ and handle a tail that is not a multiple of 4 elements with scalar accesses.
 
 from __future__ import annotations
 
-from cudalint.analysis import alignment
-from cudalint.analysis.geometry import geometries, witness_property
 from cudalint.findings import Related
-from cudalint.model import Access
 from cudalint.registry import make_rule
 
 
 def check(ctx):
+    from cudalint.analysis import alignment
+    from cudalint.analysis.geometry import geometries, witness_property
+    from cudalint.model import Access
     model, settings = ctx.model, ctx.settings
     for kernel in model.kernels:
         seen = set()

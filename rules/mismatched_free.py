@@ -36,13 +36,13 @@ Execute the release: the CUDA call returns `cudaErrorInvalidValue` (printed by t
 
 from __future__ import annotations
 
-from cudalint.analysis.hostflow import analyze_file
-from cudalint.analysis.hostkinds import KIND_NAMES, RIGHT_RELEASE
 from cudalint.findings import Related
 from cudalint.registry import make_rule
 
 
 def check(ctx):
+    from cudalint.analysis.hostflow import analyze_file
+    from cudalint.analysis.hostkinds import KIND_NAMES, RIGHT_RELEASE
     for fn, flow in analyze_file(ctx):
         for mm in flow.mismatches:
             msg = (f"`{mm.release}` releases `{mm.name}`, which is {KIND_NAMES[mm.kind]} from `{mm.alloc}` at "

@@ -50,17 +50,14 @@ from __future__ import annotations
 import math
 import re
 
-from cudalint.analysis import banks
-from cudalint.analysis.geometry import geometries
 from cudalint.findings import Related
-from cudalint.model import Access
 from cudalint.registry import make_rule
 
 _ASSIGN = re.compile(r"^(.*?)\s*(?:<<|>>|[-+*/%&|^])?=(?!=)")
 _PHASE = {16: "half-warp", 8: "quarter-warp"}
 
 
-def _expr(acc: Access) -> str:
+def _expr(acc) -> str:
     """The accessed lvalue of a store (`tile[ty][tx]` of `tile[ty][tx] = v`), else the text."""
     m = _ASSIGN.match(acc.text)
     if m and m.group(1).endswith("]") and m.group(1).count("[") == m.group(1).count("]"):
@@ -68,8 +65,8 @@ def _expr(acc: Access) -> str:
     return acc.text
 
 
-def _degree_of(kernel, acc, geom, timeout_ms) -> int:
-    r = banks.analyze(kernel, acc, geom, timeout_ms)
+def _degree(r) -> int:
+    """The degree of a banks.analyze result, 0 when it has none."""
     return r.degree.degree if r.status != "skipped" and r.degree else 0
 
 
@@ -87,6 +84,7 @@ def _subscripts(lvalue: str, name: str) -> int:
 def _plain_subscripts(model, arr, accesses, pad: int) -> bool:
     """Whether padding the array's rows changes nothing but its layout: every access subscripts
     every dimension (no pointer into it, no cast), and no other kernel of the file uses it."""
+    from cudalint.model import Access
     if arr.loc is None or any(a.cast or _subscripts(_expr(a), arr.name) != len(arr.dims) for a in accesses):
         return False
     if arr.elem_size * math.prod(arr.dims[:-1]) * (arr.dims[-1] + pad) > 48 * 1024:
@@ -95,10 +93,11 @@ def _plain_subscripts(model, arr, accesses, pad: int) -> bool:
                if isinstance(e, Access) and e not in accesses)
 
 
-def _fix(model, kernel, acc, geom, res, timeout_ms) -> tuple[str, int | None]:
+def _fix(model, kernel, acc, res, analysed) -> tuple[str, int | None]:
     """The fix in words, and the padding (elements added to the innermost extent) where
-    `--fix` may apply it."""
-    text, pad = _fix_text(kernel, acc, geom, res, timeout_ms)
+    `--fix` may apply it. `analysed(access)`: banks.analyze at this geometry, once per file."""
+    from cudalint.model import Access
+    text, pad = _fix_text(kernel, acc, res, analysed)
     if pad is not None:
         arr = acc.array
         accesses = [e for e in kernel.events if isinstance(e, Access) and e.array == arr]
@@ -106,19 +105,21 @@ def _fix(model, kernel, acc, geom, res, timeout_ms) -> tuple[str, int | None]:
     return text, pad
 
 
-def _fix_text(kernel, acc, geom, res, timeout_ms) -> tuple[str, int | None]:
+def _fix_text(kernel, acc, res, analysed) -> tuple[str, int | None]:
+    from cudalint.analysis import banks
+    from cudalint.model import Access
     arr = acc.array
     if len(arr.dims) >= 2 and not arr.dynamic and all(arr.dims):
         pitch = arr.dims[-1] * arr.elem_size
         others = [e for e in kernel.events if isinstance(e, Access) and e is not acc and e.array == arr]
-        before = {id(o): _degree_of(kernel, o, geom, timeout_ms) for o in others}
+        before = {id(o): _degree(analysed(o)) for o in others}
         partial = None
         for pad in range(1, 9):
             p = banks.padded(acc, pad)
-            r = banks.analyze(kernel, p, geom, timeout_ms)
+            r = analysed(p)
             if r.status == "skipped" or (r.degree and r.degree.degree > 1):
                 continue
-            worse = [o for o in others if _degree_of(kernel, banks.padded(o, pad), geom, timeout_ms) > before[id(o)]]
+            worse = [o for o in others if _degree(analysed(banks.padded(o, pad))) > before[id(o)]]
             if not worse:
                 what = f"{pitch // banks.WORD} words" if pitch % banks.WORD == 0 else f"{pitch} bytes"
                 return f"the row stride is {what}; declare `{_dims(arr.name, p.array.dims)}`", pad
@@ -141,6 +142,7 @@ def _fix_text(kernel, acc, geom, res, timeout_ms) -> tuple[str, int | None]:
 
 
 def _describe(acc, res) -> str:
+    from cudalint.analysis import banks
     d = res.degree
     lanes = ", ".join(str(x) for x in d.lanes[:4]) + (", …" if len(d.lanes) > 4 else "")
     where = f"lanes {lanes} of warp {res.warp}"
@@ -153,6 +155,9 @@ def _describe(acc, res) -> str:
 
 
 def check(ctx):
+    from cudalint.analysis import banks
+    from cudalint.analysis.geometry import geometries
+    from cudalint.model import Access
     model, settings = ctx.model, ctx.settings
     min_degree = max(2, settings.min_bank_conflict_degree)
     for kernel in model.kernels:
@@ -165,8 +170,11 @@ def check(ctx):
                 if ctx.out_of_time():
                     ctx.skipped.append((f"CUDA301 {kernel.name} line {acc.loc.line}", "file budget spent"))
                     return
-                res = ctx.per_access("banks", kernel, acc, geom,
-                                     lambda: banks.analyze(kernel, acc, geom, settings.solver_timeout_ms))
+                def analysed(a, kernel=kernel, geom=geom):  # the other accesses' too: _fix compares them
+                    return ctx.per_access("banks", kernel, a, geom,
+                                          lambda: banks.analyze(kernel, a, geom, settings.solver_timeout_ms))
+
+                res = analysed(acc)
                 if res.status == "skipped":
                     ctx.skipped.append((f"CUDA301 {kernel.name} line {acc.loc.line}", res.reason))
                     continue
@@ -176,7 +184,7 @@ def check(ctx):
                 d = res.degree
                 verb = {"read": "reading", "write": "writing"}.get(acc.kind, "updating")
                 parts = [_describe(acc, res)]
-                fix, pad = _fix(model, kernel, acc, geom, res, settings.solver_timeout_ms)
+                fix, pad = _fix(model, kernel, acc, res, analysed)
                 pad = pad if len(geoms) == 1 else None  # checked at this launch shape only
                 if fix:
                     parts.append(fix)

@@ -34,11 +34,11 @@ memory hazards ("Race reported between Write access … and Read access …") at
 
 from __future__ import annotations
 
-from cudalint.analysis.race_report import findings
 from cudalint.registry import make_rule
 
 
 def check(ctx):
+    from cudalint.analysis.race_report import findings
     yield from findings(ctx, RULE, "block")
 
 

@@ -39,7 +39,6 @@ initcheck do not track shuffle sources), so `--confirm` says `unsupported`.
 
 from __future__ import annotations
 
-from cudalint.analysis.warp_sync import absent_sources
 from cudalint.findings import calls_through
 from cudalint.registry import make_rule
 
@@ -50,6 +49,7 @@ _WHY = {
 
 
 def check(ctx):
+    from cudalint.analysis.warp_sync import absent_sources
     for kernel in ctx.model.kernels:
         for w in absent_sources(ctx, kernel):
             call = w.call

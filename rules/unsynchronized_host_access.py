@@ -36,12 +36,12 @@ not see host/device races, so confirmation compares the values.
 
 from __future__ import annotations
 
-from cudalint.analysis.hostflow import analyze_file
 from cudalint.findings import Related
 from cudalint.registry import make_rule
 
 
 def check(ctx):
+    from cudalint.analysis.hostflow import analyze_file
     for fn, flow in analyze_file(ctx):
         for u in flow.unsync:
             verb = "writes" if u.write else "reads"

@@ -36,12 +36,12 @@ copy through the released pointer is reported as a failing API call in the flagg
 
 from __future__ import annotations
 
-from cudalint.analysis.hostflow import analyze_file
 from cudalint.findings import Related
 from cudalint.registry import make_rule
 
 
 def check(ctx):
+    from cudalint.analysis.hostflow import analyze_file
     for fn, flow in analyze_file(ctx):
         for u in flow.uses_after_free:
             what = f"kernel `{u.use}`" if u.use not in ("memcpy", "memset") and not u.use.startswith("cuda") \

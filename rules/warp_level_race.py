@@ -31,11 +31,11 @@ Programming"); `--confirm` records them.
 
 from __future__ import annotations
 
-from cudalint.analysis.race_report import findings
 from cudalint.registry import make_rule
 
 
 def check(ctx):
+    from cudalint.analysis.race_report import findings
     yield from findings(ctx, RULE, "warp")
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 from workflow_helpers import BUGGY, FIXED, run, work  # noqa: F401
 
@@ -116,3 +118,22 @@ def test_new_file_times_with_the_same_content_still_hit(work, capsys):
         assert cache_mod.code_stamp.__wrapped__() == before
     finally:
         os.utime(rules_init, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+HEAVY = ("z3", "cudalint.model", "cudalint.analysis", "cudalint.frontend.tu", "cudalint.frontend.parse",
+         "cudalint.workers", "pathspec", "importlib.metadata")
+
+
+def test_a_cache_hit_imports_no_analysis(work):
+    """A run served from the cache (pre-commit's usual case) reads the rules' metadata only: z3,
+    the model, the analyses and the parser stay unimported, their imports were most of its time."""
+    (work / "bug.cu").write_text(BUGGY)
+    code = ("import sys; from cudalint.cli import main; "
+            "main(['--cuda-mode', 'shim', '-v', '-q', '--cache-dir', 'cache', 'bug.cu']); "
+            "print('MODULES', *sorted(sys.modules))")
+    runs = [subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True, text=True)
+            for _ in range(2)]
+    assert "cudalint: cache: 1 hit" in runs[1].stderr
+    loaded = runs[1].stdout.split("MODULES")[1].split()
+    assert [m for m in loaded if m.startswith(HEAVY)] == []
+    assert "z3" in runs[0].stdout.split("MODULES")[1].split()  # the check can see an import

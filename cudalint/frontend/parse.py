@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import clang.cindex as ci
 
+from cudalint.diagnostics import Diagnostic
 from cudalint.frontend import clang as cx, prelude
 from cudalint.frontend.depth import MAX_PARSE_NESTING, nesting
 from cudalint.frontend.flags import COMPAT_DIR, base_args, file_args, resolve_mode
-from cudalint.model import Diagnostic
 from cudalint.settings import Settings
 
 MAX_BYTES = 8 * 1024 * 1024
