@@ -14,6 +14,10 @@ _CASTS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXP
           K.CXX_CONST_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR}
 
 
+def _is_function(t) -> bool:
+    return t.get_canonical().kind in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO)
+
+
 def _builtin_field(c) -> str:
     """x/y/z of `blockDim.x` where the toolkit's headers make it a property with no spelling;
     inside a macro argument the range's tokens are the macro's, the cursor's own are right."""
@@ -120,8 +124,10 @@ class Expressions:
             arr = Array(self.text_of(c).replace(" ", ""), "global", _size(pointee),
                         _align(pointee), read_only=pointee.is_const_qualified())
             return Ptr(arr, Const(0), pointee, volatile=pointee.is_volatile_qualified())
-        if t.kind == T.POINTER:
+        if t.kind == T.POINTER and not _is_function(t.get_pointee()):
             return None  # a pointer loaded from memory: where it points is unknown
+        # a number, or a function pointer (never dereferenced as memory: a value like a number,
+        # so threads that load one table entry store the same `op = ops[mode]`)
         scope = {"local": THREAD, "shared": max(_scope(lv.offset), BLOCK)}.get(lv.array.space, _scope(lv.offset))
         value = self.fresh(lv.array.name, scope, c)
         self.loaded[value] = (lv.array, lv.offset)
