@@ -51,7 +51,11 @@ Release on every path (a `goto cleanup` chain works), or let an owner do it:
 ## GPU confirmation
 Run the program under `compute-sanitizer --leak-check full` and take the failing path (for
 example pass `nullptr` as `src`): the sanitizer reports "Leaked N bytes" allocated at the
-flagged allocation when the context is torn down (`cudaDeviceReset`).
+flagged allocation when the context is torn down (`cudaDeviceReset`). `--confirm` does this for
+you: it builds the file's `main()` with nvcc (linking the CUDA libraries it includes, running it
+with `confirm-args`), and where the path goes through a failing CUDA call ("leaked when
+`cudaMemcpy` fails at line 40") it builds the program with that call replaced by a failure of its
+own return type, so the leak happens in the run.
 """
 
 from __future__ import annotations
