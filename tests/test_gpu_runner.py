@@ -171,3 +171,36 @@ def test_leak_on_an_error_path_by_making_the_call_fail(tmp_path):
     (c,) = (f.confirmation for f in runner.confirm(res.findings, Settings(), timeout=120))
     assert (c.status, c.method) == ("confirmed", "compute-sanitizer --leak-check full"), c
     assert c.detail == "with `cudaMemcpy` at line 6 made to fail, 1024 bytes leaked in 1 allocation(s) made in stage", c
+
+
+_HOST_TYPE_AT_FILE_SCOPE = """\
+#include <string>
+#include <cstdio>
+struct Label { std::string name; };  // a host type at file scope: NVRTC has no std::string
+__global__ void shift(int* out) {
+  __shared__ int s[64];
+  s[threadIdx.x] = threadIdx.x;
+  out[threadIdx.x] = s[(threadIdx.x + 1) % 64];
+}
+int main() {
+  Label l{"x"};
+  int* d = nullptr;
+  cudaMalloc(&d, 64 * sizeof(int));
+  shift<<<1, 64>>>(d);
+  cudaFree(d);
+  return (int)l.name.size();
+}
+"""
+
+
+@pytest.mark.skipif(not (runner.tools()["nvcc"] and runner.tools()["compute-sanitizer"]), reason="needs nvcc")
+def test_a_kernel_nvrtc_cannot_compile_is_built_with_nvcc(tmp_path):
+    """NVRTC fails on `std::string`; nvcc builds the same lines with host code kept, and racecheck
+    sees the missing barrier."""
+    from cudalint.engine import analyze_file
+    src = tmp_path / "shift.cu"
+    src.write_text(_HOST_TYPE_AT_FILE_SCOPE)
+    res = analyze_file(str(src), Settings())
+    assert [(f.rule, f.line) for f in res.findings] == [("CUDA201", 7)]
+    (c,) = (f.confirmation for f in runner.confirm(res.findings, Settings(), timeout=120))
+    assert (c.status, c.method) == ("confirmed", "compute-sanitizer racecheck"), c

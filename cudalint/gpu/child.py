@@ -155,17 +155,43 @@ def _arguments(np, plan, bufs, init) -> list:
     return args
 
 
-def _build(cupy, plan, code: str):
-    """The module NVRTC makes of `code` with the plan's options, and the plan's kernel in it."""
-    mod = cupy.RawModule(code=code, options=tuple(plan["options"]), name_expressions=plan["name_expressions"])
-    return mod, mod.get_function(plan["kernel"])
+def _build(cupy, plan, code: str, host_code: str | None = None):
+    """The module NVRTC makes of `code` with the plan's options, and the plan's kernel in it. Where
+    NVRTC cannot compile it and the plan names nvcc, nvcc builds `host_code` (the same lines with
+    host code kept) as the user's build would (cudalint.gpu.nvcc_build)."""
+    try:
+        mod = cupy.RawModule(code=code, options=tuple(plan["options"]), name_expressions=plan["name_expressions"])
+        return mod, mod.get_function(plan["kernel"])
+    except cupy.cuda.compiler.CompileException as nvrtc_error:
+        if not (plan.get("nvcc") and host_code):
+            raise
+        return _build_with_nvcc(cupy, plan, host_code, nvrtc_error)
+
+
+def _build_with_nvcc(cupy, plan, code: str, nvrtc_error):
+    import tempfile
+
+    import nvcc_build as nb  # a sibling module: this file runs by path
+    arch = "".join(str(x) for x in cupy.cuda.Device().compute_capability)
+    with tempfile.TemporaryDirectory(prefix="cudalint-nvcc-") as wd:
+        ptx, log = nb.build_ptx(plan["nvcc"], code, plan["options"], arch, wd)
+        if ptx is None:
+            raise RuntimeError(f"NVRTC: {nvrtc_error}\nnvcc: {log}")
+        with open(ptx, encoding="utf-8", errors="replace") as fh:
+            names = nb.entries(fh.read())
+        entry = nb.entry_for(plan["kernel"], names, nb.demangle(names, plan["nvcc"]))
+        if entry is None:
+            raise RuntimeError(f"nvcc built the file, but no kernel entry of it is `{plan['kernel']}` ({', '.join(names[:8])})")
+        mod = cupy.RawModule(path=ptx)
+        fn = mod.get_function(entry)  # loads the module while the file exists
+    return mod, fn
 
 
 def _variant(cupy, np, plan, bufs, init, first, shared: int, rtol: dict) -> dict:
     """The kernel with its racy read-modify-write made atomic, run once from the same inputs:
     per buffer, how far its result is from the first run's (None: identical)."""
     try:
-        _mod, fn = _build(cupy, plan, plan["variant_source"])
+        _mod, fn = _build(cupy, plan, plan["variant_source"], plan.get("host_variant_source"))
     except Exception as exc:
         return {"compiled": False, "log": str(exc)[-1000:]}
     try:  # the variant's failure must not spoil the differential runs' results
@@ -318,7 +344,7 @@ def main(argv) -> int:
     try:
         pool = cupy.get_default_memory_pool()
         pool.set_limit(size=int(plan.get("mem_limit") or 0))
-        mod, fn = _build(cupy, plan, plan["source"])
+        mod, fn = _build(cupy, plan, plan["source"], plan.get("host_source"))
         res["compiled"] = True
     except Exception as exc:
         res["error"] = "compile"

@@ -52,7 +52,7 @@ def tool_plan(job: KernelJob, findings, tl: dict) -> list[str]:
 def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, python: str,
                 ncu_lock: threading.Lock) -> KernelJob:
     wd = Path(tempfile.mkdtemp(prefix="job-", dir=work))
-    plan = dict(job.plan)
+    plan = dict(job.plan, nvcc=tl.get("nvcc"))
     steps = tool_plan(job, findings, tl)
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     for step in steps:
@@ -65,6 +65,7 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
                 variant = atomic_variant(plan["source"], job.lines_offset, f.line)
                 if variant:
                     p["variant_source"], job.variant_line = variant, f.line
+                    p["host_variant_source"] = atomic_variant(plan["host_source"], job.lines_offset, f.line)
                     break
         elif step == "arrivals":
             plain = job.plain()
@@ -74,9 +75,11 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
             variant = arrival_variant(plan["source"], job.lines_offset, lines, slots)
             if variant is None or plain is None or plain.timed_out:
                 continue  # no __syncthreads() to count, or a hang: counting would hang too
-            p.update(source=variant, arrivals={"lines": lines, "slots": slots}, runs=1)
+            p.update(source=variant, host_source=arrival_variant(plan["host_source"], job.lines_offset, lines, slots),
+                     arrivals={"lines": lines, "slots": slots}, runs=1)
         elif step == "access-log":
-            p.update(source=log_variant(plan["source"], job.lines_offset, job.log_sites), runs=1,
+            p.update(source=log_variant(plan["source"], job.lines_offset, job.log_sites),
+                     host_source=log_variant(plan["host_source"], job.lines_offset, job.log_sites), runs=1,
                      access_log={"slots": SLOTS, "pairs": race_pairs(job.log_sites),
                                  "same_block": job.log_same_block})
         elif step in ("ncu", "ncu-kernel"):

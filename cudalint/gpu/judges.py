@@ -40,8 +40,13 @@ def _basic_problem(job: KernelJob, launch_errors_count: bool = False) -> Confirm
         return Confirmation("error", "cupy", "the kernel was not run")
     res = r.result
     if res.get("error") == "compile":
-        log = " ".join(res.get("compile_log", "").split())
-        return Confirmation("error", "nvrtc", f"NVRTC could not compile the device-only view: {log[-300:]}")
+        log = res.get("compile_log", "")
+        nvrtc, sep, nvcc = log.partition("\nnvcc: ")
+        if sep:  # the child tried nvcc too (cudalint.gpu.nvcc_build)
+            return Confirmation("error", "nvcc", "neither NVRTC nor nvcc could compile the kernel; nvcc: "
+                                + " ".join(nvcc.split())[-300:])
+        return Confirmation("error", "nvrtc", "NVRTC could not compile the device-only view: "
+                            + " ".join(log.split())[-300:])
     if res.get("error") == "import":
         return Confirmation("error", "cupy", res.get("error_text") or "CuPy import failed")
     if not res and not r.timed_out:

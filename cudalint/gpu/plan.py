@@ -93,7 +93,10 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
     except Exception as exc:  # the static pass parsed it; be safe anyway
         model = None
         err = f"cannot rebuild the file's model: {exc!r}"
-    view, offset = device_view(source, path, include_dirs=tuple(getattr(settings, "include_dirs", ()) or ()))
+    include_dirs = tuple(getattr(settings, "include_dirs", ()) or ())
+    view, offset = device_view(source, path, include_dirs=include_dirs)
+    # for nvcc, where NVRTC cannot compile the view (C++ library types, host tables): same lines
+    host_view, _ = device_view(source, path, include_dirs=include_dirs, keep_host=True)
     jobs: dict = {}
     kernels: dict = {}  # job key -> the kernel's model
     for i in idxs:
@@ -142,7 +145,7 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
             job.problem = args.problem + hint
             continue
         job.plan = {
-            "source": view, "options": _nvrtc_options(path, settings),
+            "source": view, "host_source": host_view, "options": _nvrtc_options(path, settings),
             "name_expressions": [f.kernel], "kernel": f.kernel,
             "grid": list(geom.grid), "block": list(geom.block), "shared_bytes": geom.shared_bytes,
             "args": _aliased_args(plan_records(args.args), aliased),

@@ -56,7 +56,7 @@ C_LIBRARY_MACROS = {
 
 
 def device_view(source: str, path: str = "input.cu", defines: tuple = (),
-                include_dirs: tuple = ()) -> tuple[str, int]:
+                include_dirs: tuple = (), keep_host: bool = False) -> tuple[str, int]:
     """The source NVRTC compiles, and the number of prelude lines before the user's line 1.
 
     Host-only function definitions (neither ``__global__`` nor ``__device__``; ``constexpr`` ones
@@ -66,8 +66,12 @@ def device_view(source: str, path: str = "input.cu", defines: tuple = (),
     `include_dirs`) get the same treatment in place of their #include, each once, between
     `#line` directives that keep every line's name and number (NVRTC has no C library for the
     host headers they include); `view_row` finds a user line in the view.
+
+    `keep_host`: the same lines for nvcc, which compiles host code too: nothing is blanked and
+    the prelude's stand-ins for the C library are empty lines (the real headers define them).
+    Every line stands where it stands in the NVRTC view, so the variants apply to both alike.
     """
-    body = _device_lines(source, path, include_dirs, set(), 0)
+    body = _device_lines(source, path, include_dirs, set(), 0, keep_host)
     prelude = PRELUDE.format(path=path)
     if not re.search(r"\bu?int(8|16|32|64)_t\b", source):
         prelude = "\n".join(prelude.split("\n")[:7]) + "\n"
@@ -77,6 +81,8 @@ def device_view(source: str, path: str = "input.cu", defines: tuple = (),
     for d in defines:
         name, _, val = d.partition("=")
         prelude += f"#define {name} {val or 1}\n"
+    if keep_host:
+        prelude = prelude.split("\n", 1)[0] + "\n" * prelude.count("\n")
     head = prelude + f'#line 1 "{_base(path)}"\n'
     return head + "\n".join(body), head.count("\n")
 
@@ -113,11 +119,11 @@ def _find_header(name: str, path: str, include_dirs) -> Path | None:
     return None
 
 
-def _device_lines(source: str, path: str, include_dirs, seen: set, depth: int) -> list:
-    """`source` with host code blanked line for line and the user headers it includes expanded
-    in place (a header's text between `#line` directives, once per view)."""
+def _device_lines(source: str, path: str, include_dirs, seen: set, depth: int, keep_host: bool = False) -> list:
+    """`source` with host code blanked line for line (unless `keep_host`) and the user headers it
+    includes expanded in place (a header's text between `#line` directives, once per view)."""
     lines = source.split("\n")
-    spans = function_spans(source)
+    spans = [] if keep_host else function_spans(source)
     blank = set()
     for sp in spans:
         if sp.is_kernel or sp.is_device:
@@ -140,8 +146,11 @@ def _device_lines(source: str, path: str, include_dirs, seen: set, depth: int) -
                 continue
             seen.add(found)
             inner = _device_lines(found.read_text(encoding="utf-8", errors="replace"), str(found),
-                                  include_dirs, seen, depth + 1)
+                                  include_dirs, seen, depth + 1, keep_host)
             out.append("\n".join([f'#line 1 "{found.name}"', *inner, f'#line {n + 1} "{_base(path)}"']))
+            continue
+        if keep_host:
+            out.append(line)
             continue
         if m and m.group(1) == "<" and not DEVICE_HEADERS.match(m.group(2).strip()):
             out.append("")
