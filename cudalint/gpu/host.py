@@ -145,9 +145,9 @@ def failing_calls(f: Finding) -> tuple:
 
 
 def _made_to_fail(host: dict) -> str:
+    """How the run was made to take the finding's path ("with `cudaMemcpy` at line 6 made to fail, ")."""
     calls = host.get("fails") or ()
-    return "".join(f"with `{c[0]}` at line {c[1]} made to fail, " for c in calls[:1]) + \
-        "".join(f"and `{c[0]}` at line {c[1]}, " for c in calls[1:])
+    return "with " + " and ".join(f"`{c[0]}` at line {c[1]}" for c in calls) + " made to fail, " if calls else ""
 
 
 def judge_host(f: Finding, host: dict, source: str) -> Confirmation:
