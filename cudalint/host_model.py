@@ -12,6 +12,7 @@ macro body points at the macro's use. The `Host` prefix sets apart the names the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from cudalint.model import Loc
@@ -44,6 +45,15 @@ class Call:
     stream: str | None = None  # launch stream text ('0' when omitted)
     noreturn: bool = False
     receiver: HostArg | None = None  # `obj` in `obj.method(...)`
+
+    @property
+    def shown_name(self) -> str:
+        """The name messages give the call: libclang's, else the one it is written with. libclang
+        leaves a call with type-dependent arguments in a template unresolved and unnamed; it is
+        only named, never taken for the allocation or release its name says (its arguments did
+        not resolve either)."""
+        m = re.match(r"\s*(?:::)?([A-Za-z_]\w*)\s*\(", self.text or "")
+        return self.name or (m.group(1) if m else "")
 
 
 def stream_text(t: str | None) -> str:

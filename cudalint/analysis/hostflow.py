@@ -123,8 +123,8 @@ class _Flow(Ownership):
                 for site in [x for x in s.allocs if _released_by(s.born.get(("freed by", x)), cid)]:
                     self.drop(s, site)  # a release that failed (a bad pointer, a dead context): nothing to judge
                 s.born[("failed", call.text, call.loc)] = True
-                s.fails += ((len(s.trail), call.name, call.loc),)
-                s.trail += (f"`{call.name}` fails at line {call.loc.line}",)
+                s.fails += ((len(s.trail), call.shown_name, call.loc),)
+                s.trail += (f"`{call.shown_name}` fails at line {call.loc.line}",)
             return s
         if subject[0] != "var":  # a null test of a call's result (`strstr(..) != NULL`): nothing it returns is held
             return s

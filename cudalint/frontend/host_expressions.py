@@ -9,7 +9,6 @@ for the events of conditions, initialisers and expression statements.
 from __future__ import annotations
 
 import itertools
-import re
 
 from cudalint.frontend.clang import CursorKind as K, const_int, operator, tokens
 from cudalint.host_model import Assign, Call, Copy, Delete, HostAccess, HostArg, stream_text
@@ -23,14 +22,6 @@ _TRANSPARENT = {K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC
 _NULLS = {K.CXX_NULL_PTR_LITERAL_EXPR, K.GNU_NULL_EXPR}
 _COPYING_INSERTS = {"push_back", "insert", "push", "push_front"}
 _noreturn_cache: dict = {}
-_WRITTEN_CALLEE = re.compile(r"\s*(?:::)?([A-Za-z_]\w*)\s*\(")
-
-
-def _written_callee(text: str) -> str:
-    """The name a call is written with, for calls libclang leaves unresolved (their arguments did
-    not parse: a missing header's type): `cudaMalloc((void**)&p, n)` is still cudaMalloc."""
-    m = _WRITTEN_CALLEE.match(text or "")
-    return m.group(1) if m else ""
 
 
 def bare(c):
@@ -209,7 +200,7 @@ class HostExpressions:
             if base:
                 ev += self.expr(base[0])
                 receiver = self.arg(base[0])
-        name = c.spelling or _written_callee(self.text_of(c))
+        name = c.spelling
         if name == "operator[]" and len(kids) >= 2:
             base = self.arg(kids[1])
             for a in kids[1:]:
