@@ -141,6 +141,15 @@ def test_csr_graph_passed_by_value(tmp_path):
     assert clean.status != "confirmed" and "cannot be synthesised" not in clean.detail, clean
 
 
+def _static_then_confirmed(path, text):
+    """(rule, line) of the static findings of `text` written to `path`, and their confirmations."""
+    from cudalint.engine import analyze_file
+    path.write_text(text)
+    res = analyze_file(str(path), Settings())
+    return ([(f.rule, f.line) for f in res.findings],
+            [f.confirmation for f in runner.confirm(res.findings, Settings(), timeout=120)])
+
+
 _LEAK_WHEN_COPY_FAILS = """\
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -163,12 +172,8 @@ int main() {
 def test_leak_on_an_error_path_by_making_the_call_fail(tmp_path):
     """The copy never fails in the program's own run; built with it made to fail, the leak check
     sees the buffer the early return loses."""
-    from cudalint.engine import analyze_file
-    src = tmp_path / "stage.cu"
-    src.write_text(_LEAK_WHEN_COPY_FAILS)
-    res = analyze_file(str(src), Settings())
-    assert [(f.rule, f.line) for f in res.findings] == [("CUDA401", 6)]
-    (c,) = (f.confirmation for f in runner.confirm(res.findings, Settings(), timeout=120))
+    found, (c,) = _static_then_confirmed(tmp_path / "stage.cu", _LEAK_WHEN_COPY_FAILS)
+    assert found == [("CUDA401", 6)]
     assert (c.status, c.method) == ("confirmed", "compute-sanitizer --leak-check full"), c
     assert c.detail == "with `cudaMemcpy` at line 6 made to fail, 1024 bytes leaked in 1 allocation(s) made in stage", c
 
@@ -197,10 +202,6 @@ int main() {
 def test_a_kernel_nvrtc_cannot_compile_is_built_with_nvcc(tmp_path):
     """NVRTC fails on `std::string`; nvcc builds the same lines with host code kept, and racecheck
     sees the missing barrier."""
-    from cudalint.engine import analyze_file
-    src = tmp_path / "shift.cu"
-    src.write_text(_HOST_TYPE_AT_FILE_SCOPE)
-    res = analyze_file(str(src), Settings())
-    assert [(f.rule, f.line) for f in res.findings] == [("CUDA201", 7)]
-    (c,) = (f.confirmation for f in runner.confirm(res.findings, Settings(), timeout=120))
+    found, (c,) = _static_then_confirmed(tmp_path / "shift.cu", _HOST_TYPE_AT_FILE_SCOPE)
+    assert found == [("CUDA201", 7)]
     assert (c.status, c.method) == ("confirmed", "compute-sanitizer racecheck"), c
