@@ -9,7 +9,7 @@ from cudalint.frontend.callees import (_BLOCK_BARRIERS, _GROUP_SYNCS, _callee_ba
 from cudalint.frontend.clang import CursorKind as K, TypeKind as T, operator
 from cudalint.frontend.depth import TooDeep
 from cudalint.frontend.values import (BUILTIN_SCOPES, Ptr, _parameters, _Return, _scope, _strip, forget_fields, mul,
-                                      template_values)
+                                      struct_address, template_values)
 from cudalint.frontend.warp_calls import warp_call
 from cudalint.model import BLOCK, THREAD, UNIFORM, Barrier, Const, Op, Sym, Ticket, syms
 
@@ -79,9 +79,12 @@ class Calls:
 
     def call(self, c, env):
         exposed = _exposed_structs(c)
+        mark = len(self.followed_structs)
         try:
             return self._call(c, env)
         finally:
+            exposed -= set(self.followed_structs[mark:])  # an inlined helper's stores were followed
+            del self.followed_structs[mark:]
             if exposed:  # changed in a way the walk does not follow, from what the call was given
                 scope = _arguments_scope(c, env)
                 for h in exposed:
@@ -287,6 +290,11 @@ class Calls:
         callee_env: dict = {}
         params = _parameters(fn)
         for p, a in zip(params, args):
+            through = struct_address(a, env) if p.type.get_canonical().kind == T.POINTER else None
+            if through is not None:
+                callee_env[p.hash] = callee_env[("param", p.spelling)] = through
+                self.followed_structs.append(through.decl)
+                continue
             if p.type.get_canonical().kind == T.LVALUEREFERENCE:
                 lv = self.lvalue(a, env)
                 val = lv if isinstance(lv, Ptr) else self.expr(a, env)

@@ -52,6 +52,7 @@ class KernelBuilder(Statements, Loops, Expressions, Calls):
         self.exits: list = []  # (guard, loops, loc) of each kernel-level return so far (see WarpSync)
         self.builtins_read: set = set()  # as written in the source (not those of cg's thread_rank())
         self._callee_scopes: dict = {}  # USR -> scope of the results of calls not inlined
+        self.followed_structs: list = []  # local structs whose address an inlined helper was given
         self.tickets: list = []  # Ticket of each counter increment (cudalint.analysis.tickets)
         self.flag_stores: dict = {}  # shared scalar -> [(ticket Sym, value)] it is set from, or None
         self.ticket_flags: list = []  # (loaded Sym name, ticket Sym name, value compared with)

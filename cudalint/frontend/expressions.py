@@ -6,8 +6,9 @@ import weakref
 from dataclasses import replace
 
 from cudalint.frontend.clang import CursorKind as K, TypeKind as T, const_int, is_virtual_base, operator, tokens
-from cudalint.frontend.values import (AXES, BUILTIN_SCOPES, _PASS, Ptr, _align, _counted, _memory_scalar, _scope,
-                                      _size, _strip, add, forget_fields, has_attr, local_field, mul, negate)
+from cudalint.frontend.values import (AXES, BUILTIN_SCOPES, _PASS, Ptr, StructRef, _align, _counted, _memory_scalar,
+                                      _scope, _size, _strip, add, forget_fields, has_attr, local_field, mul, negate,
+                                      referenced_field)
 from cudalint.model import BLOCK, THREAD, UNIFORM, Array, Const, Op, Sym
 
 _CASTS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR,
@@ -146,10 +147,13 @@ class Expressions:
             return Const(32)
         if ref.hash in env:
             val = env[ref.hash]
+            if isinstance(val, StructRef):
+                return None  # only `p->a` reads through it (member)
             return self.load(val, c) if _memory_scalar(ref) and isinstance(val, Ptr) else val
         if ref.kind == K.PARM_DECL and ("param", name) in env:
             # in a template instantiation the body may refer to the pattern's parameter cursor
-            return env[("param", name)]
+            val = env[("param", name)]
+            return None if isinstance(val, StructRef) else val
         rk = ref.kind
         if rk == K.ENUM_CONSTANT_DECL:
             return Const(ref.enum_value)
@@ -175,7 +179,19 @@ class Expressions:
                 return Const(v)
         return self.fresh(name, UNIFORM if rk in (K.FUNCTION_DECL,) else THREAD, c)
 
+    def _field_through(self, owner, key):
+        """The caller's r.a for `p->a` (StructRef owner): stored field by field, or a field of the
+        struct a helper returned into r."""
+        if key in owner.env:
+            return owner.env[key]
+        whole = owner.env.get(owner.decl)
+        return self.record_fields.get(whole, {}).get(key[1]) if isinstance(whole, Sym) else None
+
     def member(self, c, env):
+        through = referenced_field(c, env)
+        if through is not None:  # `p->a` of a caller's `&r`: the caller's r.a
+            value = self._field_through(*through)
+            return value if value is not None else self.fresh(through[1][1], THREAD, c)
         kids = list(c.get_children())
         base = _strip(kids[0]) if kids else None
         if base is not None and base.kind == K.DECL_REF_EXPR and base.referenced is not None:
@@ -273,6 +289,13 @@ class Expressions:
                 forget_fields(env, key)
                 for field, value in (self.record_fields.get(new, {}) if isinstance(new, Sym) else {}).items():
                     env[(key, field)] = value
+            return new
+        through = referenced_field(t, env)
+        if through is not None:  # `p->a = v` of a caller's `&r`: the caller's r.a holds v
+            owner, field = through
+            cur = self._field_through(owner, field)
+            new = rhs if op is None else self.arith(op, cur, rhs, [], c) if cur is not None else self.fresh(field[1], THREAD, c)
+            owner.env[field] = new
             return new
         lv = self.lvalue(target, env)
         if isinstance(lv, Ptr):

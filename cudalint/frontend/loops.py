@@ -230,9 +230,22 @@ def _assignment_targets(c):
 
 
 def _assigned_fields(c, env) -> list:
-    """(declaration hash, field) of each local struct field with a known value stored inside loop c."""
+    """(declaration hash, field) of each local struct field with a known value stored inside loop c:
+    written as `r.a = v`, or through `&r` handed to a helper (which may store any field)."""
     keys = {local_field(_strip(t)) for t in written_operands(c) if t is not None}
+    keys |= {k for k in env if isinstance(k, tuple) and len(k) == 2 and k[0] in _addressed(c)}
     return sorted((k for k in keys if k is not None and k in env), key=str)
+
+
+def _addressed(c) -> set:
+    """Declaration hashes of the variables whose address (`&r`) is taken inside statement c."""
+    out = set()
+    for n in c.walk_preorder():
+        if n.kind == K.UNARY_OPERATOR and operator(n) == "&":
+            target = _strip(next(n.get_children(), n))
+            if target.kind == K.DECL_REF_EXPR and target.referenced is not None:
+                out.add(target.referenced.hash)
+    return out
 
 
 def _assigned_vars(c) -> dict:

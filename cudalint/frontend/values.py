@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from cudalint.frontend.clang import CursorKind as K, TypeKind as T, specialized_template
+from cudalint.frontend.clang import CursorKind as K, TypeKind as T, operator as operator_of, specialized_template
 from cudalint.frontend.depth import MAX_WALK, TooDeep
 from cudalint.model import BLOCK, THREAD, UNIFORM, Array, Const, Op, Sym
 
@@ -24,6 +24,44 @@ class Ptr:
     volatile: bool = False
     extent: int | None = None  # elements a subscript may reach from here (a declared array's row)
     bounds: tuple = ()  # (index Expr, extent) of each subscript of a declared array so far
+
+
+@dataclass(frozen=True, eq=False)
+class StructRef:
+    """`&r` of a local struct handed to a helper the walk inlines: the helper's `p->a` reads and
+    writes the caller's `r.a` (a cursor advanced by `first(&c)`, `more(&c)`, `next(&c)` keeps what
+    it is: block-uniform, say). Never a value of an expression: only parameters are bound to it."""
+    env: dict  # the caller's environment, where `(decl, field)` keys hold r's fields
+    decl: object  # r's declaration hash
+
+
+def struct_address(c, env) -> StructRef | None:
+    """The StructRef an argument stands for: `&r` of a local struct variable, or a parameter
+    that is one already (a helper handing `p` on)."""
+    s = _strip(c)
+    if s.kind == K.UNARY_OPERATOR and operator_of(s) == "&":
+        inner = _strip(next(s.get_children()))
+        ref = inner.referenced if inner.kind == K.DECL_REF_EXPR else None
+        if ref is not None and ref.kind == K.VAR_DECL and not _memory_scalar(ref) and \
+                ref.type.get_canonical().kind == T.RECORD:
+            return StructRef(env, ref.hash)
+        return None
+    if s.kind == K.DECL_REF_EXPR and s.referenced is not None:
+        bound = env.get(s.referenced.hash, env.get(("param", s.spelling)))
+        return bound if isinstance(bound, StructRef) else None
+    return None
+
+
+def referenced_field(t, env):
+    """(StructRef, (decl, field)) of `p->a` where parameter p is bound to a StructRef, else None."""
+    if t.kind != K.MEMBER_REF_EXPR or not t.spelling:
+        return None
+    kids = list(t.get_children())
+    base = _strip(kids[0]) if kids else None
+    if base is None or base.kind != K.DECL_REF_EXPR or base.referenced is None:
+        return None
+    bound = env.get(base.referenced.hash, env.get(("param", base.spelling)))
+    return (bound, (bound.decl, t.spelling)) if isinstance(bound, StructRef) else None
 
 
 def _counted(walk):
