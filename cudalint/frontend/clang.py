@@ -97,6 +97,19 @@ def is_virtual_base(c) -> bool:
     return bool(ci.conf.lib.clang_isVirtualBase(c))
 
 
+def base_offset_bits(base, parent) -> int | None:
+    """Bits from the start of record `parent` to its non-virtual base class `base` (a
+    CXX_BASE_SPECIFIER), or None where this libclang cannot say (LLVM 18's bindings lack the
+    method; its library may lack the function)."""
+    if hasattr(ci.Cursor, "get_base_offsetof"):
+        return base.get_base_offsetof(parent)
+    fn = getattr(ci.conf.lib, "clang_getOffsetOfBase", None)
+    if fn is None:
+        return None
+    fn.argtypes, fn.restype = [ci.Cursor, ci.Cursor], ctypes.c_longlong
+    return fn(parent, base)
+
+
 _PROBE = """#if !__has_include(<stddef.h>)
 #error cudalint-probe: no builtin headers
 #endif

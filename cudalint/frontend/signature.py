@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cudalint.frontend.clang import CursorKind as K, TypeKind as T, is_virtual_base
+from cudalint.frontend.clang import CursorKind as K, TypeKind as T, base_offset_bits, is_virtual_base
 from cudalint.frontend.values import _parameters
 from cudalint.model import Field, Param
 
@@ -63,10 +63,11 @@ def _lay_out(t, at: int, prefix: str, out: list) -> None:
     """Append the fields of record type `t` placed at byte `at`, named `prefix` + field name."""
     decl = t.get_declaration()
     for base in (c for c in decl.get_children() if c.kind == K.CXX_BASE_SPECIFIER):
-        bits = -1 if is_virtual_base(base) else base.get_base_offsetof(decl)
-        if bits < 0:
+        bits = -1 if is_virtual_base(base) else base_offset_bits(base, decl)
+        if bits is None or bits < 0:
+            why = "a virtual base class" if bits is not None else "a base class whose offset this libclang does not report"
             out.append(Field(prefix.rstrip(".") or base.type.spelling, at, _spelling(base.type.get_canonical()),
-                             0, 0, 1, unsupported="a virtual base class"))
+                             0, 0, 1, unsupported=why))
             continue
         _lay_out(base.type.get_canonical(), at + bits // 8, prefix, out)
     for f in t.get_fields():
