@@ -10,6 +10,10 @@ message names the bank, the lanes, and a fix when one exists (the row padding, o
 that makes the access conflict-free). Every warp of the block and every iteration of a loop with
 known bounds are enumerated and the worst is reported; a degree that depends on kernel arguments
 or block indices is reported only when z3 proves it holds for all their values.
+Accesses nvcc fuses are judged as the one access they become: `s[2*t]` and `s[2*t + 1]` (or the
+four fields of a `float4` element) of one kind, in one straight run, at an address aligned to the
+pair's (or quad's) width in an array based that far (`extern __shared__` arrays are 16-byte
+aligned, a static array as its element type) compile to one `ld/st.shared.v2/v4` at `-O3`.
 `--min-bank-conflict-degree N` (default 2) silences degrees below N.
 
 ## Why is this bad?
