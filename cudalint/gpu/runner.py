@@ -14,7 +14,8 @@ How one kernel finding is confirmed
    CUDA context for good), in its own process group, under a time limit (a hung kernel — a
    divergent barrier — is killed and reported), with CuPy's memory pool capped
    (``CUDALINT_CONFIRM_MEM`` bytes, default 4 GiB). Compiled with CuPy ``RawModule`` (NVRTC): this
-   is the one compiler every CuPy install has; nvcc is used only for host programs (below).
+   is the one compiler every CuPy install has; where NVRTC cannot compile the file (no C++
+   library) and nvcc is on PATH, nvcc builds it with host code kept (:mod:`cudalint.gpu.nvcc_build`).
 3. **Evidence** by category (:mod:`cudalint.gpu.judges`), parsed with :mod:`cudalint.gpu.evidence`:
 
    ===================== ==========================================================================
