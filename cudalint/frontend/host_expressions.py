@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 
-from cudalint.frontend.clang import CursorKind as K, const_int, operator, tokens
+from cudalint.frontend.clang import CursorKind as K, TypeKind as T, const_int, operator, tokens
 from cudalint.host_model import Assign, Call, Copy, Delete, HostAccess, HostArg, stream_text
 
 _CONFIG_CALLS = {"__cudaPushCallConfiguration", "cudaConfigureCall"}
@@ -54,6 +54,8 @@ def scope_of(decl) -> str:
     if decl.kind == K.PARM_DECL:
         return "param"
     if decl.kind == K.VAR_DECL:
+        if decl.type.kind in (T.LVALUEREFERENCE, T.RVALUEREFERENCE):
+            return "member"  # names memory that lives elsewhere (`for (auto& it : v)`: v's element)
         parent = decl.semantic_parent
         static = decl.storage_class is not None and decl.storage_class.name in ("STATIC", "EXTERN")
         if parent is not None and parent.kind in _FUNCS and not static:
