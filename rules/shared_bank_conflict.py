@@ -158,6 +158,9 @@ def _describe(acc, res) -> str:
     return f"{where} touch {d.degree} different words of bank {d.bank}"
 
 
+_UNSEEN = object()
+
+
 def _conflicts(res, min_degree: int) -> bool:
     return res.status == "conflict" and res.degree.degree >= min_degree
 
@@ -174,7 +177,7 @@ def check(ctx):
             if not isinstance(acc, Access) or acc.array.space != "shared" or acc.loc in seen or acc.width <= 0:
                 continue
             geoms = geometries(model, kernel, settings.block_dims, settings.grid_dims, settings.external_launches)
-            wide = fusion.fused(kernel, acc)
+            wide = _UNSEEN  # the wider access nvcc makes of acc: looked for once acc conflicts
             for geom in geoms:
                 if ctx.out_of_time():
                     ctx.skipped.append((f"CUDA301 {kernel.name} line {acc.loc.line}", "file budget spent"))
@@ -183,13 +186,15 @@ def check(ctx):
                     return ctx.per_access("banks", kernel, a, geom,
                                           lambda: banks.analyze(kernel, a, geom, settings.solver_timeout_ms))
 
+                res = analysed(acc)
+                if res.status != "skipped" and not _conflicts(res, min_degree):
+                    continue
+                if wide is _UNSEEN:
+                    wide = fusion.fused(kernel, acc)
                 if wide is not None and not _conflicts(analysed(wide), min_degree):
                     continue  # nvcc moves it with its neighbours in one wider access, which does not conflict
-                res = analysed(acc)
                 if res.status == "skipped":
                     ctx.skipped.append((f"CUDA301 {kernel.name} line {acc.loc.line}", res.reason))
-                    continue
-                if not _conflicts(res, min_degree):
                     continue
                 seen.add(acc.loc)
                 d = res.degree

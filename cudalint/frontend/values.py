@@ -42,26 +42,39 @@ def struct_address(c, env) -> StructRef | None:
     if s.kind == K.UNARY_OPERATOR and operator_of(s) == "&":
         inner = _strip(next(s.get_children()))
         ref = inner.referenced if inner.kind == K.DECL_REF_EXPR else None
-        if ref is not None and ref.kind == K.VAR_DECL and not _memory_scalar(ref) and \
-                ref.type.get_canonical().kind == T.RECORD:
-            return StructRef(env, ref.hash)
-        return None
+        return StructRef(env, ref.hash) if _local_struct(ref) else None
     if s.kind == K.DECL_REF_EXPR and s.referenced is not None:
-        bound = env.get(s.referenced.hash, env.get(("param", s.spelling)))
-        return bound if isinstance(bound, StructRef) else None
+        return _bound_struct(s, env)
     return None
+
+
+def _bound_struct(ref_expr, env) -> StructRef | None:
+    """The StructRef a parameter named by DECL_REF `ref_expr` is bound to, if it is one (in a
+    template instantiation the body may name the pattern's parameter: then by its name)."""
+    bound = env.get(ref_expr.referenced.hash, env.get(("param", ref_expr.spelling)))
+    return bound if isinstance(bound, StructRef) else None
 
 
 def referenced_field(t, env):
     """(StructRef, (decl, field)) of `p->a` where parameter p is bound to a StructRef, else None."""
+    base = _member_base(t)
+    bound = _bound_struct(base, env) if base is not None else None
+    return (bound, (bound.decl, t.spelling)) if bound is not None else None
+
+
+def _member_base(t):
+    """The DECL_REF whose member `r.a` or `p->a` names (with a name), else None."""
     if t.kind != K.MEMBER_REF_EXPR or not t.spelling:
         return None
     kids = list(t.get_children())
     base = _strip(kids[0]) if kids else None
-    if base is None or base.kind != K.DECL_REF_EXPR or base.referenced is None:
-        return None
-    bound = env.get(base.referenced.hash, env.get(("param", base.spelling)))
-    return (bound, (bound.decl, t.spelling)) if isinstance(bound, StructRef) else None
+    return base if base is not None and base.kind == K.DECL_REF_EXPR and base.referenced is not None else None
+
+
+def _local_struct(ref) -> bool:
+    """A struct variable of the function's own: not a pointer, a reference or memory."""
+    return ref is not None and ref.kind == K.VAR_DECL and not _memory_scalar(ref) and \
+        ref.type.get_canonical().kind == T.RECORD
 
 
 def _counted(walk):
@@ -113,15 +126,8 @@ def negate(c):
 def local_field(t):
     """(declaration hash, field) of `r.a` where r is a local struct variable (not a pointer, a
     reference or memory), else None."""
-    if t.kind != K.MEMBER_REF_EXPR:
-        return None
-    kids = list(t.get_children())
-    base = _strip(kids[0]) if kids else None
-    ref = base.referenced if base is not None and base.kind == K.DECL_REF_EXPR else None
-    if ref is None or ref.kind != K.VAR_DECL or _memory_scalar(ref) or \
-            ref.type.get_canonical().kind != T.RECORD or not t.spelling:
-        return None
-    return ref.hash, t.spelling
+    base = _member_base(t)
+    return (base.referenced.hash, t.spelling) if base is not None and _local_struct(base.referenced) else None
 
 
 def forget_fields(env, decl_hash) -> None:
