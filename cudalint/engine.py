@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from cudalint.columns import to_code_points
 from cudalint.diagnostics import Diagnostic
 from cudalint.findings import Finding
-from cudalint.launch_index import facts_of, guessed_kernels, second_pass
+from cudalint.launch_index import context_files, facts_of, guessed_kernels, second_pass
 from cudalint.registry import selected
 from cudalint.settings import Settings
 
@@ -81,7 +81,7 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
                           [traceback.format_exc()] if settings.verbose else [])
     ctx = FileContext(model, settings, start + settings.file_budget_s)
     findings, diags = [], list(model.diagnostics)
-    for rule in selected(settings.select, settings.ignore):
+    for rule in () if settings.launches_only else selected(settings.select, settings.ignore):
         t = time.monotonic()
         try:
             findings.extend(rule.check(ctx))
@@ -149,10 +149,13 @@ def analyze_all(paths: list[str], settings: Settings, jobs: int = 0, cache=None,
     (hits skip the work; each result is stored as it arrives, so an interrupted run keeps what it
     finished); `progress(done, total, path)` is called as files finish (path: the last to finish). Files run in worker processes
     under a hard time limit (cudalint.workers), also at jobs=1. Files whose kernels other files
-    launch are then checked again with those launches (cudalint.launch_index)."""
+    launch are then checked again with those launches, also where the launch is in a file beside
+    them that the run does not name (cudalint.launch_index)."""
     results = _analyze_each(paths, settings, jobs, cache, progress)
+    beside = context_files(results, settings, paths)
+    context = _analyze_each(beside, replace(settings, launches_only=True), jobs, cache, None) if beside else []
     again: dict = {}
-    for i, s in second_pass(results, settings).items():
+    for i, s in second_pass(results, settings, context).items():
         again.setdefault(s, []).append(i)
     for s, indices in sorted(again.items(), key=lambda item: item[1]):
         for i, r in zip(indices, _analyze_each([paths[i] for i in indices], s, jobs, cache, None)):

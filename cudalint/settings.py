@@ -20,6 +20,7 @@ class Settings:
     block_dims: dict = field(default_factory=dict)  # kernel name (or "*": every kernel) -> (x, y, z)
     grid_dims: dict = field(default_factory=dict)  # likewise for gridDim
     external_launches: tuple = ()  # LaunchFacts from other files of the run (cudalint.launch_index)
+    launches_only: bool = False  # a file beside the run, parsed for its launches alone: no rule runs
     solver_timeout_ms: int = 2000
     file_budget_s: float = 20.0
     min_bank_conflict_degree: int = 2

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from cudalint.engine import analyze_all
+from cudalint.launch_index import context_files
 from cudalint.settings import Settings
 
 DATA = Path(__file__).parent / "data" / "launch_index"
@@ -18,10 +20,44 @@ def _found(results):
     return [(Path(f.path).name, f.line, f.rule) for r in results for f in r.findings]
 
 
-def test_a_kernel_alone_is_checked_under_guessed_shapes():
-    results = analyze_all([KERNELS], Settings(cuda_mode="shim"), jobs=1)
+def test_a_kernel_alone_is_checked_under_guessed_shapes(tmp_path):
+    alone = shutil.copy(KERNELS, tmp_path)
+    results = analyze_all([alone], Settings(cuda_mode="shim"), jobs=1)
     assert _found(results) == [("kernels.cu", 7, "CUDA201"), ("kernels.cu", 26, "CUDA204")]
     assert "blockDim guessed" in results[0].findings[0].message
+
+
+def test_a_launch_in_a_file_beside_it_replaces_the_guess():
+    """As pre-commit runs it: only kernels.cu changed, main.cu next to it launches its kernels."""
+    results = analyze_all([KERNELS], Settings(cuda_mode="shim"), jobs=1)
+    assert _found(results) == [("kernels.cu", 15, "CUDA201")]
+    assert f"blockDim=(512, 1, 1) from the launch at {MAIN}:13" in results[0].findings[0].message
+    assert [r.path for r in results] == [KERNELS]  # nothing is reported of main.cu
+
+
+def test_a_launch_in_the_compile_database_replaces_the_guess(tmp_path):
+    kernels_dir, build = tmp_path / "src", tmp_path / "build"
+    kernels_dir.mkdir()
+    build.mkdir()
+    kernels = shutil.copy(KERNELS, kernels_dir)
+    (build / "compile_commands.json").write_text(json.dumps(
+        [{"directory": str(build), "file": MAIN, "command": f"nvcc -c {MAIN} -o main.o"}]))
+    results = analyze_all([kernels], Settings(cuda_mode="shim", compile_commands_dir=str(build)), jobs=1)
+    assert _found(results) == [("kernels.cu", 15, "CUDA201")]
+
+
+def test_files_beside_are_parsed_only_where_they_name_a_guessed_kernel_before_a_launch(tmp_path):
+    kernels = shutil.copy(KERNELS, tmp_path)
+    (tmp_path / "names_it.cpp").write_text("void f() { wide_stage <<<1, 64>>>(0, 0); }\n")
+    (tmp_path / "template_launch.cu").write_text("void g() { tail_stage<float><<<1, 64>>>(0, 0); }\n")
+    (tmp_path / "no_launch.cu").write_text("// wide_stage is launched elsewhere\n")
+    (tmp_path / "other_kernel.cu").write_text("void h() { other<<<1, 64>>>(); }\n")
+    (tmp_path / "notes.txt").write_text("wide_stage<<<1, 64>>>\n")
+    first = analyze_all([kernels], Settings(cuda_mode="shim", launches_only=True), jobs=1)
+    found = context_files(first, Settings(cuda_mode="shim"), [kernels])
+    assert [Path(p).name for p in found] == ["names_it.cpp", "template_launch.cu"]
+    assert context_files(first, Settings(cuda_mode="shim"), [kernels, str(tmp_path / "names_it.cpp")]) == \
+        [str(tmp_path / "template_launch.cu")]
 
 
 def test_launches_in_another_file_replace_the_guess():
@@ -47,10 +83,10 @@ def test_file_order_and_jobs_do_not_change_the_result():
 
 
 def test_json_output_is_byte_identical_at_j1_and_j2(tmp_path):
-    def run(jobs):
+    def run(jobs, *paths):
         cmd = [sys.executable, "-m", "cudalint", "--output-format", "json", "-n", "--cuda-mode", "shim",
-               "-j", str(jobs), KERNELS, MAIN]
+               "-j", str(jobs), *paths]
         return subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path).stdout
-    out = run(1)
-    assert out == run(2)
+    out = run(1, KERNELS, MAIN)
+    assert out == run(2, KERNELS, MAIN) == run(2, KERNELS)
     assert [(Path(f["path"]).name, f["line"]) for f in json.loads(out)] == [("kernels.cu", 15)]
