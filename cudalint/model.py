@@ -117,6 +117,7 @@ class Loop:
     has_warp_barrier: bool
     loc: Loc
     derived: tuple = ()  # (Sym, init, step_op, step) of other variables stepped once per iteration
+    entry: tuple = ()  # the guard under which the loop statement is reached (a conjunction)
 
     def shape(self) -> Loop:
         """The loop without its id: ids shift between template instantiations of one kernel,

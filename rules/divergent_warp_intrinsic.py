@@ -8,8 +8,10 @@ mask, or when the mask (the tile, for the tile forms) names a lane of the same w
 still running but does not execute the call: it is on the other side of a thread-dependent
 branch, or in a loop whose trip count differs by lane. A z3 query over two lanes of one warp in
 the same loop iteration, as CUDA204 asks for `__syncwarp(mask)`. Lanes that have returned
-before the call, and the lanes past the end of a partial last warp, do not count (CUDA allows
-exited threads in a mask); a mask that depends on the thread (`__activemask()`, a ballot's
+before the call, lanes that skip it with nothing left to run (no memory access, barrier or
+warp call after it: they exit, and nvcc places their EXIT before the call), and the lanes past
+the end of a partial last warp, do not count (CUDA allows exited threads in a mask; reading
+their values is CUDA206); a mask that depends on the thread (`__activemask()`, a ballot's
 result) is not checked, and neither is a branch on loaded data.
 
 ## Why is this bad?
@@ -24,6 +26,7 @@ if (threadIdx.x % 32 < 16) {                      // lanes 16..31 never arrive
   for (int o = 8; o > 0; o >>= 1)
     v += __shfl_down_sync(0xffffffff, v, o);      // ...but the mask names all 32
 }
+kept[i] = v;                                      // and they are still running
 ```
 
 ## Use instead

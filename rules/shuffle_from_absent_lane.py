@@ -5,7 +5,8 @@ Flags a `__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync` or `__shfl_xor_sync`
 `shfl*`) where a lane that calls it and uses the result reads its value from a source lane —
 `srcLane`, `lane ± delta` or `lane ^ laneMask` within `width` — that is not in the mask, lies
 past the end of a partial last warp (a block size that is not a multiple of 32), or has already
-returned from the kernel (`if (i >= n) return;` before a full-warp reduction). For
+left the kernel: returned (`if (i >= n) return;` before a full-warp reduction) or skipped the
+call with nothing left to run (`if (i < n) { ...reduction... }` as the kernel's last statement). For
 `__shfl_down_sync` the lane that uses the result is taken to be the first lane of each `width`
 segment, where a down-reduction leaves it: the other lanes' partial sums read past the segment
 by design. Offsets and masks read from memory are not guessed at.
@@ -45,6 +46,7 @@ from cudalint.registry import make_rule
 _WHY = {
     "outside-mask-source": "which is not in the mask",
     "partial-warp": "which does not exist: the block's last warp is partial",
+    "exited": "which has exited: it skips the call and has nothing left to run",
 }
 
 

@@ -5,7 +5,8 @@ Three questions, one per rule:
 - `mask_problems` (CUDA205): a calling lane outside the mask, or a lane the mask names that is
   alive (it has not returned) but does not execute the call;
 - `absent_sources` (CUDA206): a shuffle whose source lane is outside the mask, past the end of
-  a partial last warp, or has returned, for a lane that consumes the result;
+  a partial last warp, or has returned (or skipped the call with nothing left to run), for a
+  lane that consumes the result;
 - `activemask_divergence` (CUDA207): `__activemask()` as the mask of a fixed-pattern shuffle
   under a branch that splits the warp.
 
@@ -37,7 +38,7 @@ class LaneWitness:
     call: WarpSync
     caller: str  # "thread (16,0,0) (lane 16)"
     other: str  # the lane outside the mask, that does not arrive, or that is read
-    why: str  # outside-mask | not-arriving | outside-mask-source | partial-warp | returned | diverged
+    why: str  # outside-mask | not-arriving | outside-mask-source | partial-warp | returned | exited | diverged
     geometry: Geometry
     exit_line: int | None = None  # the `return` the source lane took
 
@@ -211,12 +212,10 @@ def _mask_question(ctx, kernel, call, geom, ints):
 
 
 def _still_running(kernel: Kernel, call: WarpSync, t):
-    """t, which misses the call, has not merely run past the end of a loop around it on its way
-    out of the kernel (CUDA lets exited lanes be named): it is still inside every loop around
-    the call (the same iteration), or it reaches an event after that loop nest."""
-    inside = [as_bool(t.term(kernel.loops[lid].cond)) for lid in call.loops if kernel.loops[lid].cond is not None]
-    if not call.loops:
-        return z3.BoolVal(True)
+    """t, which misses the call, has not merely run on towards the end of the kernel (CUDA lets
+    exited lanes be named, and a lane with nothing left to run has as good as exited: nvcc puts
+    its EXIT before the call): it is still inside every loop around the call (the same
+    iteration), or it reaches an event after the call (after the call's loop nest)."""
     later = []
     for n, e in enumerate(kernel.events[kernel.events.index(call) + 1:]):
         if set(e.loops) & set(call.loops):
@@ -225,7 +224,11 @@ def _still_running(kernel: Kernel, call: WarpSync, t):
         for lid in e.loops:
             facts += loop_definition(kernel.loops[lid], t, variable(f"after{lid}_{n}", t.ints))
         later.append(z3.And(*facts, _all(t, e.guard)))
-    return z3.Or(z3.And(*inside), *later)
+    if call.loops:
+        loops = [kernel.loops[lid] for lid in call.loops]
+        later.append(z3.And(*[_all(t, lp.entry) for lp in loops],
+                            *[as_bool(t.term(lp.cond)) for lp in loops if lp.cond is not None]))
+    return z3.Or(*later)
 
 
 # ------------------------------------------------------------------------ CUDA206
@@ -276,11 +279,17 @@ def _source_question(ctx, kernel, call, geom, ints):
     m = _solve(ctx, kernel, call, p, caller + [z3.UGE(src_id, threads)], "shuffle source lane")
     if m is not None:
         return LaneWitness(call, describe(p.t1, m), f"lane {value(m, src)}", "partial-warp", geom)
+    source = caller + [p.t2.linear_id() == src_id]
     gone = exited(call, p.t2)
     for guard, line in gone or ():
-        m = _solve(ctx, kernel, call, p, caller + [p.t2.linear_id() == src_id, guard], "shuffle source lane")
+        m = _solve(ctx, kernel, call, p, source + [guard], "shuffle source lane")
         if m is not None:
             return LaneWitness(call, describe(p.t1, m), describe(p.t2, m), "returned", geom, line)
+    if gone is not None:  # it skips the call with nothing left to run: it exits
+        m = _solve(ctx, kernel, call, p, source + [z3.Not(p.g2), z3.Not(_still_running(kernel, call, p.t2))],
+                   "shuffle source lane")
+        if m is not None:
+            return LaneWitness(call, describe(p.t1, m), describe(p.t2, m), "exited", geom)
     return None
 
 

@@ -140,6 +140,7 @@ class Loops:
                                      else self.fresh(name, THREAD, c), extent=None)
         first_event = len(self.events)
         depth = len(self.guard)
+        entry = tuple(self.guard)
         self.loop_stack.append(loop_id)
         cond_e = None
         try:
@@ -163,7 +164,7 @@ class Loops:
             id=loop_id, var=var_sym, init=start, step_op=step_op, step=step, cond=cond_e,
             has_block_barrier=any(isinstance(e, Barrier) and e.kind in ("block", "grid") for e in inside),
             has_warp_barrier=any(isinstance(e, Barrier) for e in inside), loc=self.loc(c),
-            derived=tuple(derived))
+            derived=tuple(derived), entry=entry)
         # After the loop, what moved by a loop-invariant step has moved a trip count times; the
         # count is one for the loop, the same in every thread where the bounds are uniform.
         uniform_exit = cond_e is not None and not _leaves_early(body)
