@@ -1,9 +1,12 @@
 """Integer values of host expressions where the source fixes them: libclang's evaluator first
 (literals, `constexpr`, `static const`, enums, `sizeof`, template arguments), then a local fold
 for what it leaves open — arithmetic over such values and local variables assigned once
-(`unsigned threadCount = SHARED_SIZE_LIMIT / 2;` then `<<<g, threadCount>>>`)."""
+(`unsigned threadCount = SHARED_SIZE_LIMIT / 2;` then `<<<g, threadCount>>>`), and the members
+of a `dim3` local set after its declaration (`dim3 block; block.x = 256;`)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from cudalint.frontend.clang import STEPS, CursorKind as K, TypeKind, const_int, const_real, operator, written_operands
 
@@ -19,6 +22,17 @@ _BINARY = {
     ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
 }
 _MIN_MAX = {"min": min, "max": max, "umin": min, "umax": max}
+_BRANCHES = {K.IF_STMT, K.SWITCH_STMT, K.CONDITIONAL_OPERATOR}
+_LOOPS = {K.FOR_STMT, K.WHILE_STMT, K.DO_STMT, K.CXX_FOR_RANGE_STMT}
+UNKNOWN = "unknown"  # a dim3 member whose value at a launch the source does not fix
+
+
+@dataclass(frozen=True)
+class _MemberStore:
+    offset: int
+    axis: str  # "x", "y", "z", or "*" for the whole variable
+    value: object  # the assigned expression's cursor; None for `op=` or a whole assignment
+    around: tuple  # (start, end, is_loop) of each branch and loop the store sits in
 
 
 class Folder:
@@ -91,12 +105,79 @@ class Folder:
             return None  # a mutable global: any function may change it
         return init
 
+    def dim3_members(self, var, at: int) -> dict:
+        """{axis: cursor of the value, or UNKNOWN} for the members of the dim3 local `var` that
+        assignments after its declaration set by source offset `at` (a launch): the last store
+        to the member before `at` outside any branch or loop that `at` is not in also; UNKNOWN
+        where a later store sits in such a branch, a store in a loop around `at` follows it, or
+        the store is `op=` or of the whole variable."""
+        stores = self._dim3_stores(var)
+        out = {}
+        for axis in "xyz":
+            mine = [st for st in stores if st.axis in (axis, "*")]
+            before = [st for st in mine if st.offset < at]
+            if not mine or not before and not any(st.offset > at and _loop_around(st, at) for st in mine):
+                continue
+            settled = [st for st in before if all(a <= at <= b for a, b, _ in st.around)]
+            last = settled[-1] if settled else None
+            unsure = any(st.offset > (last.offset if last else -1) for st in before if st not in settled) or \
+                any(st.offset > at and _loop_around(st, at) for st in mine)
+            out[axis] = UNKNOWN if unsure or last is None or last.value is None else last.value
+        return out
+
+    def _dim3_stores(self, var) -> list:
+        if self.scope is None:
+            return []
+        if not hasattr(self, "_stores"):
+            self._stores = {}
+        if var.hash not in self._stores:
+            self._stores[var.hash] = list(_member_stores(self.scope, var.hash, ()))
+        return self._stores[var.hash]
+
     def reassigned(self) -> set:
         """Declaration hashes of the variables the function assigns after declaring them (or
         whose address it takes, or binds to a non-const reference)."""
         if self._reassigned is None:
             self._reassigned = _reassigned(self.scope) if self.scope is not None else set()
         return self._reassigned
+
+
+def _loop_around(store: _MemberStore, at: int) -> bool:
+    return any(is_loop and a <= at <= b for a, b, is_loop in store.around)
+
+
+def _member_stores(node, var_hash, around):
+    """The assignments to var (`var.x = e`, `var.y *= 2`, `var = other`) under node, in order."""
+    for c in node.get_children():
+        k = c.kind
+        if k in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+            kids = list(c.get_children())
+            op = operator(c)
+            if len(kids) == 2 and (k == K.COMPOUND_ASSIGNMENT_OPERATOR or op == "="):
+                target, axis = _strip(kids[0]), "*"
+                if target.kind == K.MEMBER_REF_EXPR and target.spelling in ("x", "y", "z"):
+                    inner = list(target.get_children())
+                    target, axis = (_strip(inner[0]) if inner else target), target.spelling
+                if target.kind == K.DECL_REF_EXPR and target.referenced is not None and \
+                        target.referenced.hash == var_hash:
+                    value = kids[1] if op == "=" and axis != "*" else None
+                    yield _MemberStore(c.extent.start.offset, axis, value, around)
+        if k == K.CALL_EXPR and c.spelling == "operator=":  # `var = dim3(8, 8)`: a class's assignment
+            kids = list(c.get_children())
+            target = _strip(kids[0]) if kids else None
+            if target is not None and target.kind == K.DECL_REF_EXPR and target.referenced is not None and \
+                    target.referenced.hash == var_hash:
+                yield _MemberStore(c.extent.start.offset, "*", None, around)
+        inner = around
+        if k in _BRANCHES or k in _LOOPS:
+            inner = around + ((c.extent.start.offset, c.extent.end.offset, k in _LOOPS),)
+        yield from _member_stores(c, var_hash, inner)
+
+
+def _strip(c):
+    while c.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR) and len(list(c.get_children())) == 1:
+        c = next(c.get_children())
+    return c
 
 
 def _initialiser(var):

@@ -15,7 +15,7 @@ from cudalint.frontend import clang as cx
 from cudalint.frontend import depth
 from cudalint.frontend.clang import CursorKind as K, file_name, file_position
 from cudalint.frontend.device import KernelBuilder, has_attr
-from cudalint.frontend.fold import Folder
+from cudalint.frontend.fold import UNKNOWN, Folder
 from cudalint.frontend.host import build_host_function
 from cudalint.frontend.parse import Parsed
 from cudalint.frontend.signature import signature
@@ -228,7 +228,7 @@ def _launch(call, src, folder, cases=None):
     launch = Launch(kernel=call.spelling, kernel_usr=ref.get_usr() if ref is not None else "",
                     template_args=targs, grid=grid, block=block, shared_bytes=shmem, loc=src.loc(call),
                     args_text=tuple(src.text(a) for a in call.get_arguments()),
-                    block_args=_block_args(cfg_args[1], call) if len(cfg_args) > 1 else (),
+                    block_args=_block_args(cfg_args[1], call, folder) if len(cfg_args) > 1 else (),
                     arg_values=tuple(_int_argument(a, folder, cases) for a in call.get_arguments()),
                     arg_reals=tuple(_real_argument(a, folder) for a in call.get_arguments()))
     return launch, (ref if ref is not None and targs else None)
@@ -259,12 +259,13 @@ def _dim3(c, folder, cases=None):
     """(x, y, z) of a dim3 or integer launch argument; a component is None when not constant
     (`cases`: values of switched variables, see _walk_calls). A plain integer means (n, 1, 1)
     even when n is unknown."""
-    return _components(c, lambda k: _int_or_default(k, 1, folder, cases), 1)
+    return _components(c, lambda k: _int_or_default(k, 1, folder, cases), 1, folder)
 
 
-def _components(c, leaf, pad):
+def _components(c, leaf, pad, folder=None):
     """leaf() of each component of a dim3 or integer launch argument (`pad` for the absent ones),
-    following a dim3 variable to its initialiser."""
+    following a dim3 variable to its initialiser and the member assignments after it."""
+    at = c.extent.start.offset
     while c.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CALL_EXPR, K.CSTYLE_CAST_EXPR):
         kids = [k for k in c.get_children() if k.kind != K.TYPE_REF]
         if c.kind == K.CALL_EXPR and c.spelling == "dim3" and len(kids) >= 1 and \
@@ -277,7 +278,12 @@ def _components(c, leaf, pad):
         ref = c.referenced if c.kind == K.DECL_REF_EXPR else None
         if ref is not None and ref.kind == K.VAR_DECL:
             inits = [k for k in ref.get_children() if k.kind != K.TYPE_REF]
-            return _components(inits[-1], leaf, pad) if inits else (pad, pad, pad)
+            comps = list(_components(inits[-1], leaf, pad) if inits else (pad, pad, pad))
+            members = folder.dim3_members(ref, at) if folder is not None else {}
+            for i, axis in enumerate("xyz"):
+                if axis in members:
+                    comps[i] = None if members[axis] == UNKNOWN else leaf(members[axis])
+            return tuple(comps)
         return (None, None, None)
     return (leaf(c), pad, pad)
 
@@ -290,9 +296,9 @@ def _variable(c):
     return ref.hash if ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL) else None
 
 
-def _block_args(block_cursor, call) -> tuple:
+def _block_args(block_cursor, call, folder) -> tuple:
     """Per block axis, the index of the call argument passing the variable that sets it."""
-    comps = _components(block_cursor, _variable, None)
+    comps = _components(block_cursor, _variable, None, folder)
     args = [_variable(a) for a in call.get_arguments()]
     return tuple(args.index(v) if v is not None and v in args else None for v in comps)
 
