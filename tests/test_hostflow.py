@@ -15,6 +15,7 @@ from cudalint.frontend.tu import build_model
 from cudalint.settings import Settings
 
 PRELUDE = """\
+#include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
 #define CHECK_RET(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) return e_; } while (0)
@@ -70,6 +71,22 @@ def test_leak_on_early_return_names_the_path(tmp_path):
     # the typed form, which --confirm makes fail: the call and its source range
     ((name, loc),) = r.leaks[0].fails
     assert (name, loc.line - base, loc.column, loc.end_line - base, loc.end_column) == ("cudaMemcpy", 5, 7, 5, 53)
+
+
+def test_a_buffer_never_freed_is_shown_on_the_path_where_every_call_succeeds(tmp_path):
+    """Checked copies before the exit: the leak needs no failure, and its witness takes none (a
+    witness through failed copies would send --confirm to make them fail for nothing)."""
+    r, base = run(tmp_path, """
+    void f(const float* src) {
+      float* d = nullptr;
+      cudaMalloc(&d, 16);
+      if (cudaMemcpy(d, src, 16, cudaMemcpyHostToDevice) != cudaSuccess) fprintf(stderr, "copy\\n");
+      if (cudaMemcpy(d, src, 8, cudaMemcpyHostToDevice) != cudaSuccess) fprintf(stderr, "copy\\n");
+      return;
+    }""")
+    assert lines(r.leaks, "exit_loc", base) == [7]
+    assert r.leaks[0].fails == ()
+    assert not any("fails" in step for step in r.leaks[0].path)
 
 
 def test_a_dependent_call_keeps_its_written_name(tmp_path):

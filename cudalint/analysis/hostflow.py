@@ -70,7 +70,9 @@ class _Flow(Ownership):
                     st = st.copy()
                 if not self.event(ev, st):
                     continue
-            for target, dec in reversed(g.edges[node]):
+            # a call's failure is explored last: where paths meet in one state, the first to get
+            # there is the witness, and the one where every call succeeds reads best
+            for target, dec in sorted(reversed(g.edges[node]), key=_fails_first):
                 nst = st
                 if dec is not None:
                     nst = self.decide(dec, st)
@@ -296,6 +298,12 @@ class _Flow(Ownership):
 
 
 _CONSTANT = re.compile(r"(-?\d+)[uUlL]*|true|false")
+
+
+def _fails_first(edge) -> bool:
+    """Sort key that puts the edges where a call fails before the others on the stack."""
+    dec = edge[1]
+    return not (dec is not None and dec.sense == "fail")
 
 
 def _forget(st: PathState, name: str) -> None:

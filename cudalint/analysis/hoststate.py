@@ -57,6 +57,7 @@ class Ownership:
         self.fn = fn
         self.out = FlowResult([], [], [], [], outcomes=[])
         self.seen = set()  # what was reported, so each place is reported once
+        self.leak_at = {}  # (exit, allocation site) -> index of its leak in out.leaks
         self.params = {name: i for i, (name, _) in enumerate(getattr(fn, "params", ()))}
 
     def param_site(self, st: PathState, name: str):
@@ -178,13 +179,17 @@ class Ownership:
         for site, (status, kind, name, alloc, aloc, _, _) in st.allocs.items():
             if status != "live" or kind not in CUDA_KINDS:
                 continue
-            key = (ret.loc, site, "leak")
-            if key in self.seen:
-                continue
-            self.seen.add(key)
             start = st.born.get(site, 0)
-            self.out.leaks.append(MemoryLeak(name, kind, alloc, aloc, ret.loc, ret.implicit, st.trail[start:],
-                                             in_main=in_main, fails=st.failed_since(start)))
+            leak = MemoryLeak(name, kind, alloc, aloc, ret.loc, ret.implicit, st.trail[start:],
+                              in_main=in_main, fails=st.failed_since(start))
+            # one witness per exit and allocation: the path that needs the fewest calls to fail
+            # (a buffer never freed leaks on the path where everything succeeds)
+            at = self.leak_at.get((ret.loc, site))
+            if at is None:
+                self.leak_at[(ret.loc, site)] = len(self.out.leaks)
+                self.out.leaks.append(leak)
+            elif (len(leak.fails), len(leak.path)) < (len(self.out.leaks[at].fails), len(self.out.leaks[at].path)):
+                self.out.leaks[at] = leak
 
 
 def _is_param_site(site) -> bool:
