@@ -178,6 +178,21 @@ def test_leak_on_an_error_path_by_making_the_call_fail(tmp_path):
     assert c.detail == "with `cudaMemcpy` at line 6 made to fail, 1024 bytes leaked in 1 allocation(s) made in stage", c
 
 
+_STAGE_USES_A_HELPER_BESIDE_IT = _LEAK_WHEN_COPY_FAILS.replace(
+    "int main() {", "float scale(float);  // defined in helper.cpp beside it\nint main() {\n  (void)scale(1.0f);")
+
+
+@pytest.mark.skipif(not (runner.tools()["nvcc"] and runner.tools()["compute-sanitizer"]), reason="needs nvcc")
+def test_a_program_of_several_sources_is_linked_with_the_ones_beside_it(tmp_path):
+    """stage.cu alone does not link (scale() is in helper.cpp); the build adds the sources beside
+    it that have no main() of their own (other.cpp has one and stays out)."""
+    (tmp_path / "helper.cpp").write_text("float scale(float x) { return 2 * x; }\n")
+    (tmp_path / "other.cpp").write_text("int main() { return 3; }\n")
+    found, confirmed = _static_then_confirmed(tmp_path / "stage.cu", _STAGE_USES_A_HELPER_BESIDE_IT)
+    assert [rule for rule, _ in found] == ["CUDA401"]
+    assert confirmed[0].status == "confirmed", confirmed[0]
+
+
 _HOST_TYPE_AT_FILE_SCOPE = """\
 #include <string>
 #include <cstdio>

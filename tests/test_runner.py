@@ -12,7 +12,7 @@ import pytest
 
 from cudalint.findings import Finding
 from cudalint.gpu import arguments, execute, judges, launch_shape, plan, runner, views
-from cudalint.gpu.host import judge_host
+from cudalint.gpu.host import judge_host, program_sources
 from cudalint.gpu.proc import Run
 from cudalint.model import Launch, Loc
 from cudalint.settings import Settings
@@ -976,3 +976,11 @@ def test_plan_keeps_a_struct_reason_hint(tmp_path):
     p.write_text("struct R { int& r; int n; };\n__global__ void k(R s, int* o) { o[s.n] = 1; o[s.n + 1] = 2; }\n")
     (job,) = plan.plan_kernel_jobs(str(p), [_f(line=2, kernel="k", category="data-race", rule="CUDA203")], [0], Settings())
     assert job.problem.count("cudalint-confirm") == 1 and job.problem.endswith("`// cudalint-confirm: skip` comment)")
+
+
+def test_a_programs_other_sources_are_those_beside_it_without_a_main(tmp_path):
+    for name, text in (("main.cu", "int main() {}"), ("kernels.cu", "__global__ void k() {}"),
+                       ("utils.cpp", "// main() is elsewhere\nint f() { return 1; }"), ("tool.cc", "int main() {}"),
+                       ("notes.txt", "x"), ("io.c", "int g(void) { return 0; }")):
+        (tmp_path / name).write_text(text)
+    assert [Path(p).name for p in program_sources(str(tmp_path / "main.cu"))] == ["io.c", "kernels.cu", "utils.cpp"]

@@ -22,6 +22,7 @@ from cudalint.findings import Confirmation, Finding
 
 from . import evidence as ev
 from .inject import inject_failures, library_flags
+from .nvcc_build import PERMISSIVE
 from .proc import Run, run_cmd
 from .source import blank_comments_strings, enclosing_function, function_spans
 
@@ -113,17 +114,38 @@ def run_host(path: str, settings, tl: dict, timeout: float, work: Path, fails: t
         program = str(wd / Path(path).name)  # its own includes resolve through -I (below)
         Path(program).write_text(variant, encoding="utf-8")
     (wd / "cudalint_crash_trace.c").write_text(CRASH_TRACE)
-    cmd = [nvcc, "-arch=native", "-lineinfo", "-g", "-O0", "-Xcompiler", "-fno-inline",
+    cmd = [nvcc, "-arch=native", "-lineinfo", "-g", "-O0", *PERMISSIVE, "-Xcompiler", "-fno-inline",
            "-Xlinker", "-export-dynamic", f"-I{os.path.dirname(os.path.abspath(path))}"]
     cmd += [f"-I{d}" for d in getattr(settings, "include_dirs", ()) or ()]
     cmd += [f"-D{d}" for d in getattr(settings, "defines", ()) or ()]
-    cmd += ["-o", str(wd / "prog"), program, str(wd / "cudalint_crash_trace.c"), *library_flags(src)]
-    b = run_cmd("nvcc", cmd, max(timeout, 120))
+    out = ["-o", str(wd / "prog"), program, str(wd / "cudalint_crash_trace.c")]
+    b = run_cmd("nvcc", cmd + out + library_flags(src), max(timeout, 120))
+    beside = program_sources(path) if b.rc != 0 and "undefined reference" in b.output else []
+    if beside:  # the program's other sources define what the file uses: link them too
+        texts = "".join(Path(f).read_text(encoding="utf-8", errors="replace") for f in beside)
+        b = run_cmd("nvcc", cmd + out + beside + library_flags(src + texts), max(timeout, 240))
     if b.rc != 0:
         return {"problem": None, "build_error": " ".join(b.output.split())[-300:]}
     argv = program_args(path, settings)
     r = run_cmd("leakcheck", [cs, "--leak-check", "full", "--tool", "memcheck", str(wd / "prog"), *argv], timeout)
     return {"problem": None, "run": r, "fails": tuple(fails)}
+
+
+SOURCES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+
+
+def program_sources(path: str) -> list[str]:
+    """The other sources of the file's program: those beside it with no main() of their own (a
+    HeCBench folder's utils.cpp, kernels.cu), for a build that the file alone does not link."""
+    folder = Path(path).resolve().parent
+    out = []
+    for f in sorted(folder.iterdir()):
+        if f.suffix not in SOURCES or f.resolve() == Path(path).resolve() or not f.is_file():
+            continue
+        text = f.read_text(encoding="utf-8", errors="replace")
+        if not re.search(r"\bmain\s*\(", blank_comments_strings(text)):
+            out.append(str(f))
+    return out
 
 
 def program_args(path: str, settings) -> list[str]:

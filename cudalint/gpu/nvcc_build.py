@@ -18,6 +18,9 @@ import shutil
 import subprocess
 
 _ENTRY = re.compile(r"\.entry\s+([\w$]+)\s*\(")
+# What real builds pass for code that calls constexpr host functions (`std::numeric_limits<T>::max()`)
+# or uses device lambdas; harmless where nothing needs them
+PERMISSIVE = ["--expt-relaxed-constexpr", "--extended-lambda"]
 
 
 def nvcc_options(nvrtc_options) -> list[str]:
@@ -30,7 +33,7 @@ def build_ptx(nvcc: str, code: str, options, arch: str, workdir: str, timeout: f
     src, out = os.path.join(workdir, "kernel.cu"), os.path.join(workdir, "kernel.ptx")
     with open(src, "w", encoding="utf-8") as fh:
         fh.write(code)
-    cmd = [nvcc, "-ptx", f"-arch=compute_{arch}", *nvcc_options(options), "-o", out, src]
+    cmd = [nvcc, "-ptx", f"-arch=compute_{arch}", *PERMISSIVE, *nvcc_options(options), "-o", out, src]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as exc:
