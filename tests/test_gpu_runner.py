@@ -193,6 +193,40 @@ def test_a_program_of_several_sources_is_linked_with_the_ones_beside_it(tmp_path
     assert confirmed[0].status == "confirmed", confirmed[0]
 
 
+_ROWS_THROUGH_POINTERS = """\
+#include <cuda_runtime.h>
+__global__ void column_sums(float** rows, float* out) {  // float**: no arguments can be made up
+  __shared__ float tile[32][32];
+  tile[threadIdx.x][0] = rows[threadIdx.x][0];  // 32 lanes, one bank
+  __syncthreads();
+  if (threadIdx.x == 0) out[0] = tile[0][0];
+}
+int main() {
+  float *data, **rows, *out;
+  cudaMalloc(&data, 32 * sizeof(float));
+  cudaMalloc(&rows, 32 * sizeof(float*));
+  cudaMalloc(&out, sizeof(float));
+  float* host[32];
+  for (int i = 0; i < 32; i++) host[i] = data + i;
+  cudaMemcpy(rows, host, sizeof host, cudaMemcpyHostToDevice);
+  column_sums<<<1, 32>>>(rows, out);
+  cudaDeviceSynchronize();
+  cudaFree(data);
+  cudaFree(rows);
+  cudaFree(out);
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(not (runner.tools()["nvcc"] and runner.tools()["ncu"]), reason="needs nvcc and ncu")
+def test_a_kernel_whose_arguments_cannot_be_made_up_runs_in_its_own_program(tmp_path):
+    found, confirmed = _static_then_confirmed(tmp_path / "rows.cu", _ROWS_THROUGH_POINTERS)
+    assert ("CUDA301", 4) in found
+    c = confirmed[found.index(("CUDA301", 4))]
+    assert (c.status, c.method) == ("confirmed", "ncu source counters (the program's own run)"), c
+
+
 _HOST_TYPE_AT_FILE_SCOPE = """\
 #include <string>
 #include <cstdio>

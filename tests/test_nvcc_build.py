@@ -61,6 +61,18 @@ def test_the_kernel_is_found_by_its_demangled_name():
     assert nb.entry_for("missing", mangled, demangled) is None
 
 
+def test_of_overloaded_kernels_the_one_with_the_plans_parameter_count_is_taken():
+    mangled = ["_Z6updatePfPKfS_iiff", "_Z6updatePfPKfiiff", "_Z4pairI4cellEvS0_i"]
+    demangled = ["update(float*, float const*, float*, int, int, float, float)",
+                 "update(float*, float const*, int, int, float, float)", "void pair<cell>(cell, int)"]
+    assert nb.entry_for("update", mangled, demangled, params=6) == "_Z6updatePfPKfiiff"
+    assert nb.entry_for("update", mangled, demangled, params=7) == "_Z6updatePfPKfS_iiff"
+    assert nb.entry_for("update", mangled, demangled) is None  # which one is not known
+    assert nb.entry_for("pair<cell>", mangled, demangled, params=2) == "_Z4pairI4cellEvS0_i"
+    assert nb._parameter_count("void k<pair<int, int>>(map<int, float>, int)") == 2
+    assert nb._parameter_count("void k()") == 0
+
+
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="needs nvcc")
 def test_nvcc_builds_what_nvrtc_cannot(tmp_path):
     host, _ = device_view(SOURCE, "k.cu", keep_host=True)

@@ -984,3 +984,26 @@ def test_a_programs_other_sources_are_those_beside_it_without_a_main(tmp_path):
                        ("notes.txt", "x"), ("io.c", "int g(void) { return 0; }")):
         (tmp_path / name).write_text(text)
     assert [Path(p).name for p in program_sources(str(tmp_path / "main.cu"))] == ["io.c", "kernels.cu", "utils.cpp"]
+
+
+def test_a_kernel_the_synthesised_launch_cannot_run_is_judged_by_the_programs_own_run():
+    """cudalint.gpu.program_runs: which findings try the program, and its reports read at the line."""
+    from cudalint.findings import Confirmation
+    from cudalint.gpu import program_runs
+    fault = Confirmation("error", "launch", "the launch failed with cudaErrorIllegalAddress")
+    bank = _f(line=35, kernel="stride2_2way", category="bank-conflict", rule="CUDA301", path="fixtures/bank/strides.cu")
+    assert program_runs.wanted(bank, fault) and program_runs.tool_for(bank) == "ncu"
+    assert not program_runs.wanted(bank, Confirmation("not-reproduced", "ncu", "0 excessive"))
+    assert program_runs.tool_for(_f(category="data-race", rule="CUDA203")) is None  # racecheck does not see global memory
+    ncu = {"run": _run("program-ncu", (RUNNER_DATA / "ncu_source_oneshot_stride2_2way.csv").read_text())}
+    c = program_runs.judge(bank, "ncu", ncu, fault)
+    assert (c.status, c.method) == ("confirmed", "ncu source counters (the program's own run)")
+    assert "2.0-way" in c.detail and "first launch of stride2_2way" in c.detail
+    clean = program_runs.judge(bank.with_(line=32), "ncu", ncu, fault)
+    assert clean.status == "not-reproduced" and "0 excessive" in clean.detail
+    race = _f(line=9, path="fixtures/races/warp_helpers.cuh", category="data-race", rule="CUDA202")
+    rc = {"run": _run("program-racecheck", (RUNNER_DATA / "racecheck_header_helper.txt").read_text())}
+    assert program_runs.judge(race, "racecheck", rc, fault).status == "confirmed"
+    no_build = program_runs.judge(bank, "ncu", {"problem": None, "build_error": "fatal error: x.h"}, fault)
+    assert (no_build.status, no_build.method) == ("error", "launch")
+    assert no_build.detail.endswith("the program's own run: nvcc could not build it: fatal error: x.h")

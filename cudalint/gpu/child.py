@@ -162,7 +162,8 @@ def _build(cupy, plan, code: str, host_code: str | None = None):
     try:
         mod = cupy.RawModule(code=code, options=tuple(plan["options"]), name_expressions=plan["name_expressions"])
         return mod, mod.get_function(plan["kernel"])
-    except cupy.cuda.compiler.CompileException as nvrtc_error:
+    except (cupy.cuda.compiler.CompileException, cupy.cuda.driver.CUDADriverError) as nvrtc_error:
+        # NVRTC rejects the code, or the driver the PTX NVRTC made of it (CUDA_ERROR_INVALID_PTX)
         if not (plan.get("nvcc") and host_code):
             raise
         return _build_with_nvcc(cupy, plan, host_code, nvrtc_error)
@@ -179,7 +180,7 @@ def _build_with_nvcc(cupy, plan, code: str, nvrtc_error):
             raise RuntimeError(f"NVRTC: {nvrtc_error}\nnvcc: {log}")
         with open(ptx, encoding="utf-8", errors="replace") as fh:
             names = nb.entries(fh.read())
-        entry = nb.entry_for(plan["kernel"], names, nb.demangle(names, plan["nvcc"]))
+        entry = nb.entry_for(plan["kernel"], names, nb.demangle(names, plan["nvcc"]), len(plan["args"]))
         if entry is None:
             raise RuntimeError(f"nvcc built the file, but no kernel entry of it is `{plan['kernel']}` ({', '.join(names[:8])})")
         mod = cupy.RawModule(path=ptx)

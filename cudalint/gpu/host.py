@@ -98,12 +98,23 @@ def parse_crash(text: str) -> Crash | None:
 def run_host(path: str, settings, tl: dict, timeout: float, work: Path, fails: tuple = ()) -> dict:
     """Build the file's program (with the calls in `fails` made to fail, see cudalint.gpu.inject)
     and run it under compute-sanitizer's leak check."""
+    built = build_program(path, settings, tl, timeout, work, fails)
+    if "program" not in built:
+        return built
+    cmd = [tl["compute-sanitizer"], "--leak-check", "full", "--tool", "memcheck", built["program"],
+           *program_args(path, settings)]
+    return {"problem": None, "run": run_cmd("leakcheck", cmd, timeout), "fails": tuple(fails)}
+
+
+def build_program(path: str, settings, tl: dict, timeout: float, work: Path, fails: tuple = ()) -> dict:
+    """{"program": the executable} built by nvcc from the file's main() (and, where the file alone
+    does not link, the sources beside it), or {"problem": why not} / {"build_error": nvcc's words}."""
     nvcc, cs = tl.get("nvcc"), tl.get("compute-sanitizer")
     if not nvcc or not cs:
         miss = " and ".join(n for n, p in (("nvcc", nvcc), ("compute-sanitizer", cs)) if not p)
         return {"problem": f"{miss} not on PATH: the host program cannot be built and checked"}
     src = Path(path).read_text(encoding="utf-8", errors="replace")
-    if not re.search(r"\bmain\s*\(", blank_comments_strings(src)):
+    if not has_main(src):
         return {"problem": "the file has no main(): no host program to run"}
     wd = Path(tempfile.mkdtemp(prefix="host-", dir=work))
     program = path
@@ -126,9 +137,11 @@ def run_host(path: str, settings, tl: dict, timeout: float, work: Path, fails: t
         b = run_cmd("nvcc", cmd + out + beside + library_flags(src + texts), max(timeout, 240))
     if b.rc != 0:
         return {"problem": None, "build_error": " ".join(b.output.split())[-300:]}
-    argv = program_args(path, settings)
-    r = run_cmd("leakcheck", [cs, "--leak-check", "full", "--tool", "memcheck", str(wd / "prog"), *argv], timeout)
-    return {"problem": None, "run": r, "fails": tuple(fails)}
+    return {"program": str(wd / "prog")}
+
+
+def has_main(source: str) -> bool:
+    return bool(re.search(r"\bmain\s*\(", blank_comments_strings(source)))
 
 
 SOURCES = (".cu", ".cpp", ".cc", ".cxx", ".c")
@@ -142,8 +155,7 @@ def program_sources(path: str) -> list[str]:
     for f in sorted(folder.iterdir()):
         if f.suffix not in SOURCES or f.resolve() == Path(path).resolve() or not f.is_file():
             continue
-        text = f.read_text(encoding="utf-8", errors="replace")
-        if not re.search(r"\bmain\s*\(", blank_comments_strings(text)):
+        if not has_main(f.read_text(encoding="utf-8", errors="replace")):
             out.append(str(f))
     return out
 

@@ -77,14 +77,42 @@ def _callee(signature: str) -> str:
     return head.replace(" ", "")
 
 
-def entry_for(kernel: str, mangled: list[str], demangled: list[str]) -> str | None:
+def _parameter_count(signature: str) -> int | None:
+    """How many parameters `void k<2>(float*, pair<int, int>)` takes (2), else None."""
+    depth, start = 0, None
+    for i, ch in enumerate(signature):
+        if ch == "(" and depth == 0 and start is None:
+            start = i + 1
+        elif ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+            if depth < 0 and start is not None:
+                inner = signature[start:i].strip()
+                if not inner or inner == "void":
+                    return 0
+                level, count = 0, 1
+                for c in inner:
+                    level += (c in "<(") - (c in ">)")
+                    count += c == "," and level == 0
+                return count
+    return None
+
+
+def entry_for(kernel: str, mangled: list[str], demangled: list[str], params: int | None = None) -> str | None:
     """The PTX entry of `kernel` (its name as the plan writes it, `reduce<256>`, `ns::k`): the entry
-    whose demangled name is it (or ends in `::` it); else the only entry with its base name."""
+    whose demangled name is it (or ends in `::` it); else the only entry with its base name. Of
+    overloads, the one taking `params` parameters."""
     want = kernel.replace(" ", "")
     names = [_callee(d) for d in demangled]
+    counts = dict(zip(mangled, (_parameter_count(d) for d in demangled)))
+
+    def one(found):
+        if len(found) > 1 and params is not None:
+            found = [m for m in found if counts[m] == params]
+        return found[0] if len(found) == 1 else None
     exact = [m for m, n in zip(mangled, names) if n == want or n.endswith("::" + want)]
-    if len(exact) == 1:
-        return exact[0]
+    if exact:
+        return one(exact)
     base = want.split("<", 1)[0].rsplit("::", 1)[-1]
-    same = [m for m, n in zip(mangled, names) if n.split("<", 1)[0].rsplit("::", 1)[-1] == base]
-    return same[0] if len(same) == 1 else None
+    return one([m for m, n in zip(mangled, names) if n.split("<", 1)[0].rsplit("::", 1)[-1] == base])

@@ -16,7 +16,9 @@ How one kernel finding is confirmed
    (``CUDALINT_CONFIRM_MEM`` bytes, default 4 GiB). Compiled with CuPy ``RawModule`` (NVRTC): this
    is the one compiler every CuPy install has; where NVRTC cannot compile the file (no C++
    library) and nvcc is on PATH, nvcc builds it with host code kept (:mod:`cudalint.gpu.nvcc_build`).
-3. **Evidence** by category (:mod:`cudalint.gpu.judges`), parsed with :mod:`cudalint.gpu.evidence`:
+3. **Evidence** by category (:mod:`cudalint.gpu.judges`), parsed with :mod:`cudalint.gpu.evidence`;
+   where the synthesised launch could not run (its arguments fault), the file's own ``main()``
+   runs the kernel under the finding's tool instead (:mod:`cudalint.gpu.program_runs`):
 
    ===================== ==========================================================================
    misaligned-access     ``compute-sanitizer --tool memcheck``: a misaligned report at the line (in
@@ -165,6 +167,7 @@ def confirm(findings: list[Finding], settings=None, timeout: float = 60.0, jobs:
             except Exception as exc:
                 c = Confirmation("error", "judge", f"internal error: {exc!r}")
             results[i] = c
+    _program_runs(findings, results, settings, tl, timeout, work, n, stream)
     for key, idxs in host_idx.items():
         try:
             host = host_futs[key].result()
@@ -178,6 +181,30 @@ def confirm(findings: list[Finding], settings=None, timeout: float = 60.0, jobs:
     shutil.rmtree(work, ignore_errors=True)
     return [f.with_(confirmation=results.get(i) or Confirmation("error", "none", "not confirmed"))
             for i, f in enumerate(findings)]
+
+
+def _program_runs(findings, results, settings, tl, timeout, work, n, stream) -> None:
+    """Kernel findings the synthesised launch could not run, run again in the file's own program
+    where it has one (cudalint.gpu.program_runs): one build and run per file, kernel and tool."""
+    from . import program_runs as pr
+    from .host import has_main
+    todo: dict = {}
+    for i, f in enumerate(findings):
+        path = kernel_file(f)
+        if pr.wanted(f, results.get(i)) and has_main(Path(path).read_text(encoding="utf-8", errors="replace")):
+            todo.setdefault((path, f.kernel, pr.tool_for(f)), []).append(i)
+    if not todo:
+        return
+    with cf.ThreadPoolExecutor(max_workers=n) as pool:
+        futs = {key: pool.submit(pr.run_program, *key, settings, tl, timeout, work) for key in todo}
+        for key, idxs in todo.items():
+            try:
+                outcome = futs[key].result()
+            except Exception as exc:
+                print(f"cudalint: --confirm: internal error: {exc!r}", file=stream)
+                continue
+            for i in idxs:
+                results[i] = pr.judge(findings[i], key[2], outcome, results[i])
 
 
 def kernel_file(f: Finding) -> str:
