@@ -1004,6 +1004,8 @@ def test_a_kernel_the_synthesised_launch_cannot_run_is_judged_by_the_programs_ow
     race = _f(line=9, path="fixtures/races/warp_helpers.cuh", category="data-race", rule="CUDA202")
     rc = {"run": _run("program-racecheck", (RUNNER_DATA / "racecheck_header_helper.txt").read_text())}
     assert program_runs.judge(race, "racecheck", rc, fault).status == "confirmed"
+    skip = _f(line=18, category="barrier-divergence", rule="CUDA204", properties=(("skipping_threads", "exit"),))
+    assert program_runs.judge(skip, "synccheck", {"run": _run("program-synccheck", "")}, fault).status == "unsupported"
     no_build = program_runs.judge(bank, "ncu", {"problem": None, "build_error": "fatal error: x.h"}, fault)
     assert (no_build.status, no_build.method) == ("error", "launch")
     assert no_build.detail.endswith("the program's own run: nvcc could not build it: fatal error: x.h")
