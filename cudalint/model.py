@@ -31,7 +31,8 @@ class Const:
 
 @dataclass(frozen=True)
 class Sym:
-    """A named unknown. `origin`: builtin (threadIdx.x …), param, loop, value (loaded/opaque)."""
+    """A named unknown. `origin`: builtin (threadIdx.x …), param, loop, value (loaded/opaque),
+    collective (what a block-wide vote such as `__syncthreads_and` returns to every thread)."""
     name: str
     scope: int
     origin: str

@@ -99,7 +99,7 @@ class Calls:
             for a in args:
                 self.expr(a, env)
             self._barrier("block", None, c)
-            return self.fresh("sync", BLOCK, c)
+            return self.fresh("sync", BLOCK, c, origin="collective")  # the same for the whole block
         if name == "__syncwarp":
             mask = self.expr(args[0], env) if args and args[0].extent.start.file else Const(0xFFFFFFFF)
             self._barrier("warp", mask if not isinstance(mask, Ptr) else None, c)

@@ -150,7 +150,7 @@ class KernelBuilder(Statements, Loops, Expressions, Calls):
     def _stored(self, value):
         """What a store writes, where two threads' values can be compared: an expression of
         thread coordinates, arguments, values loaded from memory (`scores[s] / degree[s]`) and
-        values the same across a block (`__syncthreads_and(c)`, a call on block-wide values)."""
+        what a block-wide vote returns to every thread of the block (`__syncthreads_and(c)`)."""
         if isinstance(value, Ptr):  # an address: a tag for the array (whose base every thread shares),
             value = add(Const(zlib.crc32(value.array.name.encode()) % 32768 * 65536), value.offset)  # plus offset
         if not isinstance(value, (Const, Op, Sym)):
@@ -159,7 +159,7 @@ class KernelBuilder(Statements, Loops, Expressions, Calls):
         for s in set(syms(value)):
             if s in self.loaded:
                 loads.append((s, *self.loaded[s]))
-            elif s.origin not in ("builtin", "loop", "param") and s.scope > BLOCK:
+            elif s.origin not in ("builtin", "loop", "param", "collective"):
                 return None  # an opaque value: two threads' may differ for all we know
         return Stored(value, tuple(sorted(loads, key=lambda x: x[0].name)))
 
