@@ -282,7 +282,7 @@ def _components(c, leaf, pad, folder=None):
             members = folder.dim3_members(ref, at) if folder is not None else {}
             for i, axis in enumerate("xyz"):
                 if axis in members:
-                    comps[i] = None if members[axis] == UNKNOWN else leaf(members[axis])
+                    comps[i] = None if members[axis] is UNKNOWN else leaf(members[axis])
             return tuple(comps)
         return (None, None, None)
     return (leaf(c), pad, pad)
