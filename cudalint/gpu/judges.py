@@ -346,23 +346,28 @@ def judge_bank(f: Finding, job: KernelJob) -> Confirmation:
 
 
 def _bank_at_line(f: Finding, job: KernelJob, lines: dict) -> Confirmation:
-    method = "ncu source counters"
+    return bank_at_line(f, lines, "ncu source counters", _geom_text(job))
+
+
+def bank_at_line(f: Finding, lines: dict, method: str, where: str) -> Confirmation:
+    """ncu's source counters (line -> SharedLine) read at the finding's line; `where`: the run
+    they come from, for the detail ("grid (2,1,1) block (128,1,1)")."""
     hot = sorted(n for n, s in lines.items() if s.shared and s.excessive > 0)
     s = lines.get(f.line)
     if s is None or not s.shared:
         if hot:
             return Confirmation("unsupported", method, f"ncu attributes no shared access to line {f.line} (the "
                                 f"compiler moved or merged it); the kernel's excessive wavefronts are at line(s) "
-                                f"{', '.join(map(str, hot))} ({_geom_text(job)})")
+                                f"{', '.join(map(str, hot))} ({where})")
         return Confirmation("not-reproduced", method, f"no shared access at line {f.line} and no excessive shared "
-                            f"wavefronts in the kernel ({_geom_text(job)})")
+                            f"wavefronts in the kernel ({where})")
     text = (f"line {f.line} ({s.operation}): {s.wavefronts:.0f} shared wavefronts, {s.ideal:.0f} without conflicts, "
             f"{s.excessive:.0f} excessive")
     if s.excessive > 0:
-        return Confirmation("confirmed", method, f"{text} (about {s.degree:.1f}-way; {_geom_text(job)})")
+        return Confirmation("confirmed", method, f"{text} (about {s.degree:.1f}-way; {where})")
     others = [n for n in hot if n != f.line]
     return Confirmation("not-reproduced", method, text + (f"; conflicts at line(s) {', '.join(map(str, others))}"
-                                                          if others else "") + f" ({_geom_text(job)})")
+                                                          if others else "") + f" ({where})")
 
 
 def _bank_in_kernel(f: Finding, job: KernelJob, r: Run) -> Confirmation:

@@ -21,6 +21,7 @@ from . import evidence as ev
 from . import ncu_source as ncs
 from .execute import NCU_SOURCE
 from .host import build_program, program_args
+from .judges import bank_at_line
 from .plan import is_global_race
 from .proc import run_cmd
 from .tool_output import kernel_basename
@@ -76,19 +77,11 @@ def judge(f: Finding, tool: str, outcome: dict, before: Confirmation) -> Confirm
         return Confirmation("error", method, f"{before.detail}; the program's own run was killed after {r.seconds:.0f} s")
     if tool == "ncu":
         lines = ncs.kernel_lines(r.output, f.kernel, f.path)
-        s = lines.get(f.line) if lines else None
         if not lines:
             tail = " ".join(r.output.split())[-200:]
             return Confirmation("error", method, f"{before.detail}; ncu profiled no launch of {f.kernel} in the "
                                 f"program's run (exit status {r.rc}): {tail}")
-        if s is None or not s.shared:
-            return Confirmation("not-reproduced", method, f"no shared access attributed to line {f.line} in the "
-                                f"program's first launch of {f.kernel}")
-        text = (f"line {f.line} ({s.operation}): {s.wavefronts:.0f} shared wavefronts, {s.ideal:.0f} without "
-                f"conflicts, {s.excessive:.0f} excessive in the program's first launch of {f.kernel}")
-        if s.excessive > 0:
-            return Confirmation("confirmed", method, f"{text} (about {s.degree:.1f}-way)")
-        return Confirmation("not-reproduced", method, text)
+        return bank_at_line(f, lines, method, f"the program's first launch of {f.kernel}")
     if tool == "racecheck":
         hits = [h for h in ev.parse_racecheck(r.output) if h.touches(f.path, f.line)]
         if hits:
