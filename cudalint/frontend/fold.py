@@ -43,6 +43,7 @@ class Folder:
     def __init__(self, scope=None):
         self.scope = scope
         self._reassigned: set | None = None
+        self._stores: dict = {}  # dim3 local's declaration hash -> its _MemberStores
 
     def value(self, c, known: dict | None = None, depth: int = 0) -> int | None:
         if c is None or depth > _MAX_DEPTH or c.extent.start.file is None and c.kind != K.DECL_REF_EXPR:
@@ -116,20 +117,18 @@ class Folder:
         for axis in "xyz":
             mine = [st for st in stores if st.axis in (axis, "*")]
             before = [st for st in mine if st.offset < at]
-            if not mine or not before and not any(st.offset > at and _loop_around(st, at) for st in mine):
+            looped = any(st.offset > at and _loop_around(st, at) for st in mine)  # stored again next time round
+            if not before and not looped:
                 continue
             settled = [st for st in before if all(a <= at <= b for a, b, _ in st.around)]
             last = settled[-1] if settled else None
-            unsure = any(st.offset > (last.offset if last else -1) for st in before if st not in settled) or \
-                any(st.offset > at and _loop_around(st, at) for st in mine)
-            out[axis] = UNKNOWN if unsure or last is None or last.value is None else last.value
+            later_branch = any(st.offset > (last.offset if last else -1) for st in before if st not in settled)
+            out[axis] = UNKNOWN if looped or later_branch or last is None or last.value is None else last.value
         return out
 
     def _dim3_stores(self, var) -> list:
         if self.scope is None:
             return []
-        if not hasattr(self, "_stores"):
-            self._stores = {}
         if var.hash not in self._stores:
             self._stores[var.hash] = list(_member_stores(self.scope, var.hash, ()))
         return self._stores[var.hash]
@@ -154,17 +153,17 @@ def _member_stores(node, var_hash, around):
             kids = list(c.get_children())
             op = operator(c)
             if len(kids) == 2 and (k == K.COMPOUND_ASSIGNMENT_OPERATOR or op == "="):
-                target, axis = _strip(kids[0]), "*"
+                target, axis = strip(kids[0]), "*"
                 if target.kind == K.MEMBER_REF_EXPR and target.spelling in ("x", "y", "z"):
                     inner = list(target.get_children())
-                    target, axis = (_strip(inner[0]) if inner else target), target.spelling
+                    target, axis = (strip(inner[0]) if inner else target), target.spelling
                 if target.kind == K.DECL_REF_EXPR and target.referenced is not None and \
                         target.referenced.hash == var_hash:
                     value = kids[1] if op == "=" and axis != "*" else None
                     yield _MemberStore(c.extent.start.offset, axis, value, around)
         if k == K.CALL_EXPR and c.spelling == "operator=":  # `var = dim3(8, 8)`: a class's assignment
             kids = list(c.get_children())
-            target = _strip(kids[0]) if kids else None
+            target = strip(kids[0]) if kids else None
             if target is not None and target.kind == K.DECL_REF_EXPR and target.referenced is not None and \
                     target.referenced.hash == var_hash:
                 yield _MemberStore(c.extent.start.offset, "*", None, around)
@@ -174,7 +173,8 @@ def _member_stores(node, var_hash, around):
         yield from _member_stores(c, var_hash, inner)
 
 
-def _strip(c):
+def strip(c):
+    """c through the implicit casts and parentheses around a single operand."""
     while c.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR) and len(list(c.get_children())) == 1:
         c = next(c.get_children())
     return c
@@ -212,8 +212,7 @@ def _bound_to_references(scope) -> set:
         for p, a in zip(params, call.get_arguments()):
             t = p.type
             if t.kind == TypeKind.LVALUEREFERENCE and not t.get_pointee().is_const_qualified():
-                while a.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR) and len(list(a.get_children())) == 1:
-                    a = next(a.get_children())
+                a = strip(a)
                 if a.kind == K.DECL_REF_EXPR and a.referenced is not None:
                     out.add(a.referenced.hash)
     return out

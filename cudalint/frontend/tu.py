@@ -15,7 +15,7 @@ from cudalint.frontend import clang as cx
 from cudalint.frontend import depth
 from cudalint.frontend.clang import CursorKind as K, file_name, file_position
 from cudalint.frontend.device import KernelBuilder, has_attr
-from cudalint.frontend.fold import UNKNOWN, Folder
+from cudalint.frontend.fold import UNKNOWN, Folder, strip
 from cudalint.frontend.host import build_host_function
 from cudalint.frontend.parse import Parsed
 from cudalint.frontend.signature import signature
@@ -290,8 +290,7 @@ def _components(c, leaf, pad, folder=None):
 
 def _variable(c):
     """The declaration hash of the variable expression c names (through implicit casts), else None."""
-    while c.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR) and len(list(c.get_children())) == 1:
-        c = next(c.get_children())
+    c = strip(c)
     ref = c.referenced if c.kind == K.DECL_REF_EXPR else None
     return ref.hash if ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL) else None
 

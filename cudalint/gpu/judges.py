@@ -231,19 +231,42 @@ def judge_race(f: Finding, job: KernelJob) -> Confirmation:
     if rc.timed_out:
         return Confirmation("error", "compute-sanitizer racecheck", f"racecheck was killed after {rc.seconds:.0f} s")
     hazards = ev.parse_racecheck(rc.output)
-    lines = {f.line} | _related_lines(f)
-    hits = [h for h in hazards if h.touches(f.path, f.line)]
-    if hits:
-        best = sorted(hits, key=lambda h: (h.severity != "error", -(set(h.lines) <= lines)))[0]
-        kinds = f"{best.first_access} at line {best.first.line} / {best.second_access} at line {best.second.line}"
-        cat = f" ({best.category})" if best.category else ""
-        return Confirmation("confirmed", "compute-sanitizer racecheck",
-                            f"{best.severity}: race between {kinds} [{sum(h.count for h in hits)} hazards]{cat} "
-                            f"({_geom_text(job)})")
+    hit = race_at_line(f, hazards, "compute-sanitizer racecheck", _geom_text(job))
+    if hit:
+        return hit
     other = sorted({l for h in hazards for l in h.lines})
     return Confirmation("not-reproduced", "compute-sanitizer racecheck",
                         f"{len(hazards)} hazard report(s), none at line {f.line}"
                         + (f" (lines {other})" if other else "") + f"; {_launch_summary(job)} ({_geom_text(job)})")
+
+
+def race_at_line(f: Finding, hazards: list, method: str, where: str) -> Confirmation | None:
+    """`confirmed` where racecheck's hazards touch the finding's line (an error, and one within
+    the finding's own lines, first); `where`: the run they come from."""
+    lines = {f.line} | _related_lines(f)
+    hits = [h for h in hazards if h.touches(f.path, f.line)]
+    if not hits:
+        return None
+    best = sorted(hits, key=lambda h: (h.severity != "error", -(set(h.lines) <= lines)))[0]
+    kinds = f"{best.first_access} at line {best.first.line} / {best.second_access} at line {best.second.line}"
+    cat = f" ({best.category})" if best.category else ""
+    return Confirmation("confirmed", method, f"{best.severity}: race between {kinds} "
+                        f"[{sum(h.count for h in hits)} hazards]{cat} ({where})")
+
+
+def sync_at_line(f: Finding, reports: list, method: str, where: str, also: str = "") -> Confirmation | None:
+    """`confirmed` where synccheck's reports touch the finding's line; `where`: the run they come from."""
+    hits = [s for s in reports if s.touches(f.path, f.line)]
+    if not hits:
+        return None
+    s = hits[0]
+    who = f" (thread {s.thread} in block {s.block})" if s.thread else ""
+    return Confirmation("confirmed", method, f"{s.message} at line {f.line}{who}; {len(hits)} report(s){also} ({where})")
+
+
+# what synccheck cannot see: on sm_70+ a barrier skipped by threads that then exit neither hangs nor is reported
+EXITING_SKIP = ("the threads that skip this barrier exit, and on sm_70 and later exited threads count as arrived: "
+                "synccheck does not see it")
 
 
 def judge_barrier(f: Finding, job: KernelJob) -> Confirmation:
@@ -254,14 +277,10 @@ def judge_barrier(f: Finding, job: KernelJob) -> Confirmation:
     plain = job.plain()
     perr = plain.result.get("error")
     if sc is not None:
-        reps = ev.parse_synccheck(sc.output)
-        hits = [s for s in reps if s.touches(f.path, f.line)]
-        if hits:
-            s = hits[0]
-            who = f" (thread {s.thread} in block {s.block})" if s.thread else ""
-            also = f"; the plain launch failed with {perr}" if perr else ""
-            return Confirmation("confirmed", "compute-sanitizer synccheck",
-                                f"{s.message} at line {f.line}{who}; {len(hits)} report(s){also} ({_geom_text(job)})")
+        also = f"; the plain launch failed with {perr}" if perr else ""
+        hit = sync_at_line(f, ev.parse_synccheck(sc.output), "compute-sanitizer synccheck", _geom_text(job), also)
+        if hit:
+            return hit
     if plain.timed_out:
         return Confirmation("confirmed", "hang",
                             f"{_launch_summary(job)}: threads wait at a barrier others never reach ({_geom_text(job)})")
@@ -284,10 +303,8 @@ def judge_barrier(f: Finding, job: KernelJob) -> Confirmation:
     other = sorted({s.line for s in reps if s.line})
     even = _even_arrivals(f, job)
     if not reps and not even and dict(f.properties).get("skipping_threads") == "exit":
-        return Confirmation("unsupported", "compute-sanitizer synccheck",
-                            "the threads that skip this barrier exit, and on sm_70 and later exited threads count "
-                            f"as arrived: synccheck does not see it, and the arrivals were not counted "
-                            f"({_launch_summary(job)}; {_geom_text(job)})")
+        return Confirmation("unsupported", "compute-sanitizer synccheck", f"{EXITING_SKIP}, and the arrivals were "
+                            f"not counted ({_launch_summary(job)}; {_geom_text(job)})")
     return Confirmation("not-reproduced", "compute-sanitizer synccheck",
                         f"{len(reps)} barrier report(s), none at line {f.line}" + (f" (lines {other})" if other else "")
                         + f"{even}; {_launch_summary(job)} ({_geom_text(job)})")

@@ -21,7 +21,7 @@ from . import evidence as ev
 from . import ncu_source as ncs
 from .execute import NCU_SOURCE
 from .host import build_program, program_args
-from .judges import bank_at_line
+from .judges import EXITING_SKIP, bank_at_line, race_at_line, sync_at_line
 from .plan import is_global_race
 from .proc import run_cmd
 from .tool_output import kernel_basename
@@ -82,18 +82,13 @@ def judge(f: Finding, tool: str, outcome: dict, before: Confirmation) -> Confirm
             return Confirmation("error", method, f"{before.detail}; ncu profiled no launch of {f.kernel} in the "
                                 f"program's run (exit status {r.rc}): {tail}")
         return bank_at_line(f, lines, method, f"the program's first launch of {f.kernel}")
+    where = f"exit status {r.rc}"
     if tool == "racecheck":
-        hits = [h for h in ev.parse_racecheck(r.output) if h.touches(f.path, f.line)]
-        if hits:
-            h = hits[0]
-            return Confirmation("confirmed", method, f"{h.severity}: race between {h.first_access} at line "
-                                f"{h.first.line} / {h.second_access} at line {h.second.line} "
-                                f"[{sum(x.count for x in hits)} hazards]")
-        return Confirmation("not-reproduced", method, f"no hazard at line {f.line} (exit status {r.rc})")
-    hits = [s for s in ev.parse_synccheck(r.output) if s.touches(f.path, f.line)]
-    if hits:
-        return Confirmation("confirmed", method, f"{hits[0].message} at line {f.line}; {len(hits)} report(s)")
-    if dict(f.properties).get("skipping_threads") == "exit":  # what synccheck cannot see, as in judges
-        return Confirmation("unsupported", method, "the threads that skip this barrier exit, and on sm_70 and "
-                            f"later exited threads count as arrived: synccheck does not see it (exit status {r.rc})")
-    return Confirmation("not-reproduced", method, f"no barrier report at line {f.line} (exit status {r.rc})")
+        return race_at_line(f, ev.parse_racecheck(r.output), method, where) or \
+            Confirmation("not-reproduced", method, f"no hazard at line {f.line} ({where})")
+    hit = sync_at_line(f, ev.parse_synccheck(r.output), method, where)
+    if hit:
+        return hit
+    if dict(f.properties).get("skipping_threads") == "exit":
+        return Confirmation("unsupported", method, f"{EXITING_SKIP} ({where})")
+    return Confirmation("not-reproduced", method, f"no barrier report at line {f.line} ({where})")
