@@ -66,8 +66,9 @@ def check(ctx):
                     msg += ("; the threads that skip it reach no later barrier and exit, which sm_70 and later "
                             "count as arriving (no hang there), but CUDA leaves it undefined")
             related = calls_through(b)
-            props = ((("skipping_threads", "exit"),) if d.skipper_exits else ()) + d.geometry.properties() \
-                + witness_property(d.reaches, d.misses)
+            props = (("barrier", b.kind),) + ((("skipping_threads", "exit"),) if d.skipper_exits else ()) \
+                + d.geometry.properties() \
+                + witness_property(d.reaches, d.misses) + ((("witness_scalars", d.scalars),) if d.scalars else ())
             yield RULE.finding(b.loc, msg, kernel=kernel.name, related=related, properties=props)
 
 

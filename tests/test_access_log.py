@@ -113,16 +113,19 @@ def test_an_empty_log_has_no_collision():
 
 
 def _records(np, rows):
-    """Log records as the device writes them (access_log._LOG): (address, site, epoch, thread, block)."""
-    raw = np.array([[a, (s << 56) | (e << 44) | (t << 32) | b] for a, s, e, t, b in rows], dtype=np.uint64)
+    """Log records as the device writes them (access_log._LOG): (address, site, epoch, thread,
+    block[, shared])."""
+    raw = np.array([[a, (s << 56) | (e << 44) | (sh << 43) | (t << 32) | b]
+                    for a, s, e, t, b, sh in (r if len(r) == 6 else (*r, 0) for r in rows)], dtype=np.uint64)
     return raw.reshape(-1, 2)
 
 
 def test_records_unpack_as_the_device_packs_them():
     np = pytest.importorskip("numpy")
     ch = gpu_child()
-    fields = ch._unpack(np, _records(np, [(0x7F0000001000, 254, 4094, 1023, 123456), (8, 0, 0, 0, 0)]))
-    assert [list(map(int, f)) for f in fields] == [[0x7F0000001000, 8], [254, 0], [4094, 0], [1023, 0], [123456, 0]]
+    fields = ch._unpack(np, _records(np, [(0x7F0000001000, 254, 4094, 1023, 123456, 1), (8, 0, 0, 0, 0)]))
+    assert [list(map(int, f)) for f in fields] == [[0x7F0000001000, 8], [254, 0], [4094, 0], [1, 0], [1023, 0],
+                                                   [123456, 0]]
 
 
 @pytest.mark.parametrize("rows,hit", [
@@ -136,7 +139,7 @@ def test_records_unpack_as_the_device_packs_them():
 def test_same_block_needs_two_warps_between_the_same_barriers(rows, hit):
     np = pytest.importorskip("numpy")
     ch = gpu_child()
-    addr, site, epoch, thread, block = ch._unpack(np, _records(np, rows))
+    addr, site, epoch, _shared, thread, block = ch._unpack(np, _records(np, rows))
     assert ch._collision(np, addr, site, block, 0, 1) is None  # one block
     assert ch._same_block(np, addr, site, epoch, thread, block, 0, 1) == hit
 

@@ -254,3 +254,29 @@ def test_a_kernel_nvrtc_cannot_compile_is_built_with_nvcc(tmp_path):
     found, (c,) = _static_then_confirmed(tmp_path / "shift.cu", _HOST_TYPE_AT_FILE_SCOPE)
     assert found == [("CUDA201", 7)]
     assert (c.status, c.method) == ("confirmed", "compute-sanitizer racecheck"), c
+
+
+def test_a_plain_read_beside_a_shared_atomic_by_the_access_log():
+    """racecheck does not track atomics; the log sees two warps of one block at `claimed`
+    between the same barriers, one reading it plainly, one updating it atomically."""
+    c = _confirm_file("fixtures/races/shared_counter_poll.cu")[14]
+    assert (c.status, c.method) == ("confirmed", "access-log"), c
+    assert "two warps of one block" in c.detail and "updates atomically `atomicAdd(&claimed, 1u)`" in c.detail, c
+
+
+def test_a_cooperative_groups_sync_skipped_by_the_tail_is_counted():
+    """`block.sync()` (no `__syncthreads()` in the text): the call itself is counted."""
+    c = _confirm_file("fixtures/barriers/tail_block_sync.cu")[18]
+    assert (c.status, c.method) == ("confirmed", "arrival count"), c
+
+
+def test_a_divergence_runs_with_the_scalars_of_its_witness(tmp_path):
+    """No launch gives `n`: the default (4 x threads) would take every thread through the guard;
+    the witness's n = 1 leaves all but one thread of the block out."""
+    from cudalint.engine import analyze_file
+    src = tmp_path / "tail.cu"
+    src.write_text("__global__ void tail(float *x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "  if (i < n) {\n    x[i] += 1.0f;\n    __syncthreads();\n  }\n}\n")
+    fs = analyze_file(str(src), Settings()).findings
+    (c,) = [f.confirmation for f in runner.confirm(fs, Settings(), timeout=60) if f.line == 5]
+    assert (c.status, c.method) == ("confirmed", "arrival count"), c

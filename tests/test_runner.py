@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cudalint.engine import analyze_file
 from cudalint.findings import Finding
 from cudalint.gpu import arguments, execute, judges, launch_shape, plan, runner, views
 from cudalint.gpu.host import judge_host, program_sources
@@ -1009,3 +1010,45 @@ def test_a_kernel_the_synthesised_launch_cannot_run_is_judged_by_the_programs_ow
     no_build = program_runs.judge(bank, "ncu", {"problem": None, "build_error": "fatal error: x.h"}, fault)
     assert (no_build.status, no_build.method) == ("error", "launch")
     assert no_build.detail.endswith("the program's own run: nvcc could not build it: fatal error: x.h")
+
+
+def test_arrival_variant_counts_a_call_that_holds_the_barrier():
+    """A barrier inside a library call (cub's BlockReduce): the call on the flagged line is counted."""
+    view = "#line 1 \"f.cu\"\n__global__ void k() {\n  if (i < n) s = BlockReduce(t).Sum(x[i]);\n}"
+    row = view.split("\n")[2]
+    start = row.index("BlockReduce") + 1
+    v = views.arrival_variant(view, 1, [2], 64, {2: (start, start + len("BlockReduce(t).Sum(x[i])"))})
+    assert v.split("#line 1")[1].split("\n")[2] == "  if (i < n) s = (cudalint_arrive(0u), BlockReduce(t).Sum(x[i]));"
+    assert views.arrival_variant(view, 1, [2], 64, {2: (start - 4, start + 24)}) is None  # `s = …` is no call: nothing counted
+
+
+def test_divergence_witness_scalars_reach_the_launch(tmp_path):
+    """The values the solver found the divergence with are the run's scalars (a default `n` of
+    4 x threads would take every thread through the guard)."""
+    src = tmp_path / "tail.cu"
+    src.write_text("__global__ void tail(float *x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "  if (i < n) {\n    x[i] += 1.0f;\n    __syncthreads();\n  }\n}\n")
+    fs = [f for f in analyze_file(str(src), Settings()).findings if f.rule == "CUDA204"]
+    assert [f.line for f in fs] == [5]
+    assert dict(fs[0].properties)["witness_scalars"] == (("n", 1),)
+    (job,) = plan.plan_kernel_jobs(str(src), fs, [0], Settings())
+    n = [a for a in job.args.args if a.name == "n"][0]
+    assert (n.value, n.source) == (1, "the finding's witness")
+
+
+_SCALED_INDEX = """__global__ void gather(const int* region, const float* table, float* out, int rows, int cols) {
+  int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = region[gid];
+  for (int c = 0; c < cols; c++) out[gid] += table[r * rows * cols + c];
+}
+"""
+
+
+def test_index_values_that_scale_an_offset_get_a_fill_that_fits(tmp_path):
+    """`table[r * rows * cols + c]` with r loaded: values below the usual 512 would need a table
+    of 512 x 512 x 512 floats; values below 8 fit the one the bound sizes (r <= 7, plus one row)."""
+    ap = _synthesize(tmp_path, _SCALED_INDEX)
+    region, table = ap.args[0], ap.args[1]
+    assert (region.fill, region.fill_range) == ("offsets", arguments.MIN_FILL_RANGE)
+    assert (table.nbytes, table.source) == (4 * (7 * 512 * 512 + 512) + 4096,
+                                            "z3 bound on the offsets the kernel can touch")

@@ -9,7 +9,7 @@ import z3
 
 from cudalint.analysis import benign
 from cudalint.analysis.threads import loop_definition
-from cudalint.analysis.geometry import Geometry, Thread, Witness
+from cudalint.analysis.geometry import Geometry, Thread, Witness, scalar_arguments
 from cudalint.analysis.shapes import shape_sets
 from cudalint.model import BLOCK, THREAD, Barrier, Kernel
 from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, minimize, solver, value, variable
@@ -23,6 +23,7 @@ class Divergence:
     outside_mask: bool
     geometry: Geometry
     skipper_exits: bool = False  # the thread that misses it reaches no barrier afterwards
+    scalars: tuple = ()  # (parameter, value) of the scalar arguments in the solver's model
 
 
 def divergences(ctx, kernel: Kernel) -> list[Divergence]:
@@ -98,7 +99,7 @@ def _check(kernel, b: Barrier, geom, timeout, ctx):
             m = minimize(s, [*blocks, t1.linear_id(), t2.linear_id()], m, timeout)
             misses = f"lane {value(m, z3.URem(l1, bv(32)))}" if outside_mask else t2.witness(m)
             exits = b.kind == "block" and _reaches_no_later_barrier(kernel, b, geom, m, t2, timeout)
-            return Divergence(b, t1.witness(m), misses, outside_mask, geom, exits)
+            return Divergence(b, t1.witness(m), misses, outside_mask, geom, exits, scalar_arguments(kernel, m))
     return None
 
 

@@ -315,6 +315,26 @@ def witness_property(*threads) -> tuple:
     return (("witnesses", tuple(named)),)
 
 
+WITNESS_SCALAR_LIMIT = 1 << 20  # larger (or negative) values make no runnable witness
+
+
+def scalar_arguments(kernel, model) -> tuple:
+    """(parameter, value) of each integer scalar parameter the solver's model decides (the
+    divergence it found needs them): --confirm launches with them, so the run diverges too.
+    Values outside [0, WITNESS_SCALAR_LIMIT] are left out."""
+    decided = {d.name(): d for d in model.decls()}
+    out = []
+    for p in getattr(kernel, "signature", ()):
+        d = decided.get(p.name)
+        if p.pointer or p.record or d is None:
+            continue
+        v = model[d]
+        n = v.as_long() if z3.is_int_value(v) else v.as_signed_long() if z3.is_bv_value(v) else None
+        if n is not None and 0 <= n <= WITNESS_SCALAR_LIMIT:
+            out.append((p.name, n))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class Witness:
     """A thread a solver picked, as findings name it ("thread (3,0,0) of block (1,0,0)"); block

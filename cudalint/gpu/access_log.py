@@ -12,6 +12,10 @@ Within one block, each thread also counts the `__syncthreads()` it has passed (i
 kept with every record): two warps of one block at one address in the same epoch had no barrier
 between them. Lanes of one warp are not judged (one instruction may serve both).
 
+Shared memory is logged the same way for a race that involves an atomic, which racecheck does
+not track: each block has its own, so its records are compared within one block only (two warps,
+one address, one barrier epoch).
+
 A kernel with a fence or a grid-wide sync is left to the differential runs: there a flag
 protocol (`__threadfence()`, then a flag other blocks wait for) may order the two blocks. A kernel
 with barriers the epochs do not count (PTX `bar.sync`, named barriers) gets no same-block verdict.
@@ -110,13 +114,16 @@ def _plain_lvalue(text: str) -> bool:
     return bool(t) and not re.match(r"[\w:<>]+\s*\(", t) and _top_level(t, lambda s, i: s[i] in ",;?") is None
 
 
-def log_sites(kernel, path: str, lines: set[int], arrays: set[str], source_lines: list[str]) -> list[Site]:
-    """The kernel's global (or generic) accesses to `arrays` on `lines` of `path` that can be
-    rewritten to log themselves: the text where the model puts it, one line, an address that can
-    be taken."""
+def log_sites(kernel, path: str, lines: set[int], arrays: set[tuple[str, str]], source_lines: list[str]) -> list[Site]:
+    """The kernel's accesses to `arrays` ((memory space, name): global or generic, shared) on
+    `lines` of `path` that can be rewritten to log themselves: the text where the model puts it,
+    one line, an address that can be taken."""
     found: dict = {}  # (line, start, end) -> (kind, text); a read and a write of one lvalue log once
     for acc in getattr(kernel, "events", ()):
-        if not hasattr(acc, "width") or acc.array.space not in ("global", "generic") or acc.array.name not in arrays:
+        if not hasattr(acc, "width"):
+            continue
+        space = "global" if acc.array.space == "generic" else acc.array.space
+        if (space, acc.array.name) not in arrays:
             continue
         loc = acc.loc
         if loc.line not in lines or loc.end_line != loc.line or not _same_file(loc.path, path):
@@ -171,15 +178,18 @@ static __device__ __forceinline__ int cudalint_syncthreads_count(int p) {{ int r
 static __device__ __forceinline__ int cudalint_syncthreads_and(int p) {{ int r = __syncthreads_and(p); cudalint_tick(); return r; }}
 static __device__ __forceinline__ int cudalint_syncthreads_or(int p) {{ int r = __syncthreads_or(p); cudalint_tick(); return r; }}
 template <class T> static __device__ __forceinline__ T *cudalint_note(T *p, unsigned int site) {{
-  if (!__isGlobal((const void *)p)) return p;  // shared memory: each block's own, at equal addresses
+  // shared memory is each block's own: its addresses are compared within one block only
+  unsigned long long shared = __isShared((const void *)p) ? 1ULL : 0ULL;
+  if (!shared && !__isGlobal((const void *)p)) return p;
   unsigned long long k = atomicAdd(&cudalint_log_count, 1ULL);
   if (k < {half}ULL) {{
     unsigned long long block = cudalint_block(), thread = cudalint_thread();
     unsigned long long g = cudalint_thread_id();
     unsigned long long epoch = g < {epochs}ULL ? cudalint_epoch[g] : 0xFFFu;
     cudalint_log[2 * k] = (unsigned long long)(const volatile void *)p;
-    // site 8 bits, barrier epoch 12, thread 12, block 32 (unpacked by child._unpack)
-    cudalint_log[2 * k + 1] = ((unsigned long long)site << 56) | (epoch << 44) | ((thread & 0xFFFu) << 32) | (block & 0xFFFFFFFFu);
+    // site 8 bits, barrier epoch 12, shared 1, thread 11, block 32 (unpacked by child._unpack)
+    cudalint_log[2 * k + 1] = ((unsigned long long)site << 56) | (epoch << 44) | (shared << 43)
+        | ((thread & 0x7FFu) << 32) | (block & 0xFFFFFFFFu);
   }}
   return p;
 }}

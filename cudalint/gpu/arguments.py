@@ -69,12 +69,21 @@ def _launch_value(launch, i: int, dtype: str):
     return ints[i] if i < len(ints) else None
 
 
+MIN_FILL_RANGE = 8
+INDEX_FILL_TOP = 113  # the child's "index" fill: multiples of 16 up to 112
+
+
+def _fill_bounds(index: set, bound: set, offset: set, fill_range: int) -> dict:
+    """Array -> the values the child fills it with lie below this (index first, as _buffer picks)."""
+    return {**{n: fill_range for n in offset | bound}, **{n: INDEX_FILL_TOP for n in index}}
+
+
 def offset_range(ints: list[int], geom: LaunchShape) -> int:
     """Values of index arrays: below the largest integer argument (a vertex count, so that
     `nlist[j] < numv`; guards like `i < nlist[j]` then hold for threads of every block), at most 4
     per thread (so that values meet, as neighbours do in a graph), at least 8."""
     threads = max(1, geom.threads)
-    return max(8, min(ints[0] if ints else threads, 4 * threads))
+    return max(MIN_FILL_RANGE, min(ints[0] if ints else threads, 4 * threads))
 
 
 @dataclass(frozen=True)
@@ -114,10 +123,13 @@ def _buffer(name: str, dtype: str | None, elem_size: int, geom: LaunchShape, ovr
     return Arg(name, "buffer", dtype or "f4", None, nbytes, why, fill, facts.fill_range, field_of=field_of)
 
 
-def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = None, settings=None) -> ArgPlan:
+def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = None, settings=None,
+                    witness: dict | None = None) -> ArgPlan:
     """Arguments for the kernel's parameters (cudalint.model.Param), in order; after them the
-    buffers the pointer fields of by-value structs point to."""
-    ovr = ovr or {}
+    buffers the pointer fields of by-value structs point to. A scalar takes its value from a
+    `cudalint-confirm:` comment, else the launch, else the finding's `witness` (the values the
+    static pass found the bug with), else a default."""
+    ovr, witness = ovr or {}, witness or {}
     plan = ArgPlan()
     launch = geom.launch
     scalars: dict[str, int | float] = {}
@@ -143,18 +155,28 @@ def synthesize_args(params, geom: LaunchShape, kernel=None, ovr: dict | None = N
             val, why = c_eval(ovr[p.name]), "comment"
         elif (val := _launch_value(launch, i, dtype)) is not None:
             why = f"the launch at line {launch.loc.line}"
+        elif p.name in witness:
+            val, why = witness[p.name], "the finding's witness"
         if val is None:
             val, why = default_scalar(dtype, geom)
         val = float(val) if dtype in FLOATS else int(val)
         scalars[p.name] = val
         plan.args.append(Arg(p.name, "scalar", dtype, val, 0, why))
     pinned = {(name, off): v for name, layout in structs.items() for off, v in layout.integer_values().items()}
-    bounds = buffer_bounds(kernel, geom, scalars, settings, pinned) if kernel is not None else {}
     ints = sorted((abs(int(v)) for k, v in scalars.items() if isinstance(v, int)), reverse=True)
     found = kernel is not None
-    facts = _BufferFacts(bounds, ints, index_buffers(kernel) if found else set(),
-                         bound_buffers(kernel) if found else set(), offset_buffers(kernel) if found else set(),
-                         offset_range(ints, geom))
+    index, bound, offset = (index_buffers(kernel), bound_buffers(kernel), offset_buffers(kernel)) if found else \
+        (set(), set(), set())
+    fill_range, bounds = offset_range(ints, geom), {}
+    if found:
+        bounds = buffer_bounds(kernel, geom, scalars, settings, pinned, _fill_bounds(index, bound, offset, fill_range))
+        if fill_range > MIN_FILL_RANGE and None in bounds.values():
+            # values that scale an offset (`QSR_id * intervals * groups`): a smaller fill may fit
+            fewer = buffer_bounds(kernel, geom, scalars, settings, pinned,
+                                  _fill_bounds(index, bound, offset, MIN_FILL_RANGE))
+            if sum(v is None for v in fewer.values()) < sum(v is None for v in bounds.values()):
+                fill_range, bounds = MIN_FILL_RANGE, fewer
+    facts = _BufferFacts(bounds, ints, index, bound, offset, fill_range)
     out, field_buffers = [], []
     sc_args = {a.name: a for a in plan.args}
     for p in params:
@@ -292,11 +314,17 @@ def index_buffers(kernel) -> set[str]:
     return out
 
 
+def _loop_terms(kernel, acc) -> list:
+    loops = [kernel.loops[lid] for lid in acc.loops]
+    return [e for lp in loops for e in (lp.init, lp.cond, lp.step) if e is not None]
+
+
 def buffer_bounds(kernel, geom: LaunchShape, scalars: dict, settings=None, pinned: dict | None = None,
-                  timeout_ms: int = 1500) -> dict:
+                  filled: dict | None = None, timeout_ms: int = 1500) -> dict:
     """Largest byte offset + width of each pointer parameter's accesses, by z3 (None: unbounded).
     `pinned`: (struct parameter, byte offset) -> the value of a by-value struct's integer field,
-    which the kernel's loads of it (`g.nodes`) take."""
+    which the kernel's loads of it (`g.nodes`) take. `filled`: array -> the values the child
+    fills it with are below this, so offsets built from its loads (`data[nlist[j]]`) are bounded."""
     try:
         import z3
 
@@ -311,6 +339,8 @@ def buffer_bounds(kernel, geom: LaunchShape, scalars: dict, settings=None, pinne
     fields = {s: bv(pinned[(arr.name, off.value)]) for s, arr, off in getattr(kernel, "loads", ())
               if arr.space == "param" and isinstance(off, Const) and (arr.name, off.value) in (pinned or {})}
     out: dict[str, int | None] = {}
+    buffers = {a.array.name for a in kernel.events if isinstance(a, Access) and a.array.space in ("global", "generic")}
+    filled = {name: top for name, top in (filled or {}).items() if name in buffers}
     for acc in kernel.events:
         if not isinstance(acc, Access) or acc.array.space not in ("global", "generic"):
             continue
@@ -322,6 +352,9 @@ def buffer_bounds(kernel, geom: LaunchShape, scalars: dict, settings=None, pinne
                              if s.origin == "param" and s.name in scalars and isinstance(scalars[s.name], int)}
             th = Thread(0, zg, THREAD, pins)
             facts = th.constraints()
+            loaded = {v for e in (acc.offset, *acc.guard, *_loop_terms(kernel, acc)) for v in syms(e)
+                      if v.origin == "value" and v.name.split("@")[0] in filled}
+            facts += [z3.ULT(th.var(v), bv(filled[v.name.split("@")[0]])) for v in loaded]
             coord, _d, _m = split_guard(acc.guard, kernel)
             facts += [as_bool(th.term(c)) for c in coord]
             for c in acc.guard:

@@ -265,10 +265,11 @@ UNKNOWN_EPOCH = 0xFFF  # the thread's barrier count was not kept (cudalint.gpu.a
 
 
 def _unpack(np, raw):
-    """Per record: address, site, barrier epoch, thread, block (the layout of access_log._LOG)."""
+    """Per record: address, site, barrier epoch, shared memory or not, thread, block (the layout
+    of access_log._LOG)."""
     addr, meta = raw[:, 0], raw[:, 1]
     field = lambda shift, bits: ((meta >> np.uint64(shift)) & np.uint64((1 << bits) - 1)).astype(np.int64)
-    return addr, field(56, 8), field(44, 12), field(32, 12), field(0, 32)
+    return addr, field(56, 8), field(44, 12), field(43, 1) == 1, field(32, 11), field(0, 32)
 
 
 def _same_block(np, addr, site, epoch, thread, block, p: int, q: int):
@@ -299,16 +300,17 @@ def _access_log(cupy, np, mod, plan, bufs) -> dict:
     count = int(cupy.ndarray((1,), dtype=cupy.uint64, memptr=mod.get_global("cudalint_log_count")).get()[0])
     n = min(count, slots)
     log = cupy.ndarray((2 * slots,), dtype=cupy.uint64, memptr=mod.get_global("cudalint_log"))
-    addr, site, epoch, thread, block = _unpack(np, log[:2 * n].get().reshape(n, 2))
+    addr, site, epoch, shared, thread, block = _unpack(np, log[:2 * n].get().reshape(n, 2))
     spans = [(a["name"], int(b.data.ptr), int(a["nbytes"])) for a, b in zip(plan["args"], bufs) if b is not None]
     out = {"records": n, "dropped": count - n, "pairs": []}
+    g = ~shared  # one shared address in two blocks is two places
     for p, q in spec["pairs"]:
-        hit = _collision(np, addr, site, block, p, q)
+        hit = _collision(np, addr[g], site[g], block[g], p, q)
         if hit is not None:
             found, address, a_blk, b_blk = hit
 
             def who(s, blk):
-                k = np.nonzero((addr == address) & (site == s) & (block == blk))[0][0]
+                k = np.nonzero(g & (addr == address) & (site == s) & (block == blk))[0][0]
                 return [int(block[k]), int(thread[k])]
             example = {"first": who(p, a_blk), "second": who(q, b_blk)}
         elif spec.get("same_block") and (hit := _same_block(np, addr, site, epoch, thread, block, p, q)):

@@ -40,13 +40,20 @@ def tool_plan(job: KernelJob, findings, tl: dict) -> list[str]:
             out.append("racecheck")
         if not cs or any(is_global_race(f) for f in fs):
             out[0] = "plain-diff"
-        if job.log_sites and any(is_global_race(f) for f in fs):
+        if job.log_sites:
             out.append("access-log")
     if "barrier-divergence" in cats:
         out += ["synccheck", "arrivals"] if cs else ["arrivals"]
     if "bank-conflict" in cats and tl.get("ncu"):
         out.append("ncu")
     return out
+
+
+def _flagged_calls(job: KernelJob, findings) -> dict:
+    """line -> (column, end column) of each flagged block barrier on one line of the job's file:
+    where the line has no `__syncthreads()`, the barrier is inside the call there (arrival_variant)."""
+    return {f.line: (f.column, f.end_column) for f in (findings[i] for i in job.findings)
+            if dict(f.properties).get("barrier") == "block" and f.end_line == f.line and f.path == job.path}
 
 
 def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, python: str,
@@ -72,10 +79,12 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
             lines = sorted(job.lines.get("barrier-divergence", ()))
             g = job.geometry
             slots = min(len(lines) * math.prod(g.grid) * math.prod(g.block), ARRIVAL_SLOTS)
-            variant = arrival_variant(plan["source"], job.lines_offset, lines, slots)
+            calls = _flagged_calls(job, findings)
+            variant = arrival_variant(plan["source"], job.lines_offset, lines, slots, calls)
             if variant is None or plain is None or plain.timed_out:
-                continue  # no __syncthreads() to count, or a hang: counting would hang too
-            p.update(source=variant, host_source=arrival_variant(plan["host_source"], job.lines_offset, lines, slots),
+                continue  # no barrier to count, or a hang: counting would hang too
+            p.update(source=variant, host_source=arrival_variant(plan["host_source"], job.lines_offset, lines, slots,
+                                                                 calls),
                      arrivals={"lines": lines, "slots": slots}, runs=1)
         elif step == "access-log":
             p.update(source=log_variant(plan["source"], job.lines_offset, job.log_sites),

@@ -234,10 +234,14 @@ def judge_race(f: Finding, job: KernelJob) -> Confirmation:
     hit = race_at_line(f, hazards, "compute-sanitizer racecheck", _geom_text(job))
     if hit:
         return hit
+    logged = judge_access_log(f, job, {f.line} | _related_lines(f))  # racecheck does not track atomics
+    if logged:
+        return logged
     other = sorted({l for h in hazards for l in h.lines})
     return Confirmation("not-reproduced", "compute-sanitizer racecheck",
                         f"{len(hazards)} hazard report(s), none at line {f.line}"
-                        + (f" (lines {other})" if other else "") + f"; {_launch_summary(job)} ({_geom_text(job)})")
+                        + (f" (lines {other})" if other else "") + f"; {_launch_summary(job)} ({_geom_text(job)})"
+                        + log_summary(job))
 
 
 def race_at_line(f: Finding, hazards: list, method: str, where: str) -> Confirmation | None:

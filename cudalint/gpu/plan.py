@@ -85,6 +85,17 @@ def _aliased_args(args: list, aliased: str | None) -> list:
     return args
 
 
+def _logged_sites(kernel, path: str, races: list, source_lines: list) -> list:
+    """The accesses the access-log step logs: those of every global race, and of a shared-memory
+    race between an atomic and a plain access (which racecheck does not see)."""
+    def sites_of(fs):
+        lines = {f.line for f in fs} | {r.line for f in fs for r in f.related if r.path == f.path}
+        arrays = {("global" if is_global_race(f) else "shared", dict(f.properties).get("array")) for f in fs}
+        return log_sites(kernel, path, lines, arrays, source_lines) if fs else []
+
+    return sites_of([f for f in races if is_global_race(f) or any(s.kind == "atomic" for s in sites_of([f]))])
+
+
 def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[KernelJob]:
     """Group one file's kernel findings into jobs (kernel x geometry) with their run plans."""
     source = Path(path).read_text(encoding="utf-8", errors="replace")
@@ -123,7 +134,8 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
             jobs.setdefault((f.kernel, str(exc)), KernelJob(path, f.kernel, [], problem=f"override: {exc}")).findings.append(i)
             continue
         aliased = dict(f.properties).get("aliased")  # "in=out": the launch passes one buffer for both
-        key = (f.kernel, geom.grid, geom.block, geom.shared_bytes, aliased)
+        witness = dict(f.properties).get("witness_scalars", ())  # a divergence shows with these values
+        key = (f.kernel, geom.grid, geom.block, geom.shared_bytes, aliased, witness)
         if key in jobs:
             jobs[key].findings.append(i)
             continue
@@ -134,7 +146,7 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
             job.problem = "skipped by a `cudalint-confirm: skip` comment"
             continue
         try:
-            args = synthesize_args(kern.signature, geom, kern, ovr, settings)
+            args = synthesize_args(kern.signature, geom, kern, ovr, settings, dict(witness))
         except EvalError as exc:
             job.problem = f"override: {exc}"
             continue
@@ -158,14 +170,12 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
     for key, job in jobs.items():
         for i in job.findings:
             job.lines.setdefault(findings[i].category, set()).add(findings[i].line)
-        races = [findings[i] for i in job.findings if is_global_race(findings[i])]
+        races = [findings[i] for i in job.findings if findings[i].category == "data-race"]
         if job.plan and races:
             if may_order_blocks(view):
                 job.log_note = "a fence or grid-wide sync may order the blocks, so the accesses were not logged"
             else:
-                lines = {r.line for f in races for r in f.related if r.path == f.path} | {f.line for f in races}
-                arrays = {dict(f.properties).get("array") for f in races}
-                job.log_sites = log_sites(kernels[key], path, lines, arrays, source_lines)
+                job.log_sites = _logged_sites(kernels[key], path, races, source_lines)
                 job.log_same_block = epochs_count_every_barrier(view)
         # Device debug code keeps each access on its own source line (at -O3 a wide load is
         # scheduled into the next line's code and the tools name that line); bank-conflict

@@ -210,16 +210,24 @@ static __device__ inline void cudalint_arrive(unsigned int k) {{
 """
 
 
-def arrival_variant(view: str, offset: int, lines: list[int], slots: int) -> str | None:
+def arrival_variant(view: str, offset: int, lines: list[int], slots: int, calls: dict | None = None) -> str | None:
     """The device view with each `__syncthreads()` on `lines` counting, per thread, how often it
     gets there (slot (k*blocks + block)*threads + thread for the k-th line), or None when none of
-    the lines holds a `__syncthreads()`. Threads of one block that arrive different numbers of
-    times show a divergent barrier even where nothing hangs (threads that exit)."""
+    the lines holds one. A line without one whose barrier is inside a called function (a
+    `BlockReduce(t).Sum(v)`) counts the call instead: `calls` maps the line to the call's
+    (column, end column). Threads of one block that arrive different numbers of times show
+    a divergent barrier even where nothing hangs (threads that exit)."""
     out = view.split("\n")
     found = 0
     for k, line in enumerate(lines):
         i = view_row(out, offset, line)
-        if i is not None:
-            out[i], n = re.subn(r"\b__syncthreads\s*\(\s*\)", f"(cudalint_arrive({k}u), __syncthreads())", out[i])
-            found += n
+        if i is None:
+            continue
+        out[i], n = re.subn(r"\b__syncthreads\s*\(\s*\)", f"(cudalint_arrive({k}u), __syncthreads())", out[i])
+        start, end = (calls or {}).get(line, (1, 1))
+        text = out[i][start - 1:end - 1]
+        if not n and re.fullmatch(r"[\w:.<>]+\s*(\([^;]*\)\s*\.\s*[\w<>]+\s*)?\(.*\)", text):
+            out[i] = f"{out[i][:start - 1]}(cudalint_arrive({k}u), {text}){out[i][end - 1:]}"
+            n = 1
+        found += n
     return _ARRIVE.format(slots=slots) + "\n".join(out) if found else None
