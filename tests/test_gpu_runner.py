@@ -280,3 +280,12 @@ def test_a_divergence_runs_with_the_scalars_of_its_witness(tmp_path):
     fs = analyze_file(str(src), Settings()).findings
     (c,) = [f.confirmation for f in runner.confirm(fs, Settings(), timeout=60) if f.line == 5]
     assert (c.status, c.method) == ("confirmed", "arrival count"), c
+
+
+@pytest.mark.skipif(not (runner.tools()["nvcc"] and runner.tools()["compute-sanitizer"]), reason="needs nvcc")
+def test_a_check_macro_is_made_to_fail_where_it_expands():
+    """`CHECK_LAST` holds the cudaGetLastError() call: it fails at line 22 only, so the first
+    check passes and the program leaks `a` at the second."""
+    c = _confirm_file("fixtures/host/last_error_macro.cu", timeout=120)[22]
+    assert (c.status, c.method) == ("confirmed", "compute-sanitizer --leak-check full"), c
+    assert c.detail.startswith("with `cudaGetLastError` at line 22 made to fail"), c

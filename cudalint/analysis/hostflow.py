@@ -30,8 +30,8 @@ import re
 from cudalint import host_model as H
 from cudalint.analysis import summaries as S
 from cudalint.analysis.hostgraph import Decision, build_graph, switch_fact
-from cudalint.analysis.hostkinds import (ALLOC_OUT, ALLOC_RET, ASYNC_D2H, HARMLESS, MEMORY_CALLS, RELEASE, SYNC_ALL,
-                                         USES, FlowResult, Unsync, is_api)
+from cudalint.analysis.hostkinds import (ALLOC_OUT, ALLOC_RET, API, ASYNC_D2H, HARMLESS, LAST_ERROR, MEMORY_CALLS,
+                                         RELEASE, SYNC_ALL, USES, FlowResult, Unsync, is_api)
 from cudalint.analysis.hoststate import Ownership, PathState
 from cudalint.host_model import stream_text
 
@@ -120,7 +120,9 @@ class _Flow(Ownership):
             cid = subject[1]
             call = self.calls.get(cid)
             if dec.sense == "fail" and call is not None:
-                for site in [x for x in s.allocs if x == cid or (isinstance(x, tuple) and x[:2] == ("sum", cid))]:
+                # `cudaMalloc(&a); if (cudaGetLastError() != cudaSuccess)`: the allocation failed
+                failed = {cid, s.last_call} if call.name in LAST_ERROR else {cid}
+                for site in [x for x in s.allocs if x in failed or (isinstance(x, tuple) and x[:2] == ("sum", cid))]:
                     self.drop(s, site)
                 for site in [x for x in s.allocs if _released_by(s.born.get(("freed by", x)), cid)]:
                     self.drop(s, site)  # a release that failed (a bad pointer, a dead context): nothing to judge
@@ -168,6 +170,8 @@ class _Flow(Ownership):
         if ("failed", c.text, c.loc) in st.born:  # a check macro evaluating the failed call again
             return True  # (`fprintf(.., cudaGetErrorString(status))` with status `cudaMalloc(..)`)
         name, args = c.name, c.args
+        if (API.match(name) or c.launch) and name not in LAST_ERROR:
+            st.last_call = c.id
         for a in args:  # `cudaGetDeviceCount(&n)`, `memset(&ok, ..)`: what the path knew of n is gone
             if a.kind == "addr" and a.name:
                 _forget(st, a.name)

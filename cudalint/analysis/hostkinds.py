@@ -41,6 +41,8 @@ SYNC_ALL = {"cudaDeviceSynchronize", "cudaThreadSynchronize", "cudaMemcpy", "cud
             "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaFree", "cudaFreeHost",
             "cudaDeviceReset"}
 ASYNC_D2H = {"cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpyFromSymbolAsync", "cudaMemcpyPeerAsync"}
+# what these report when they fail is most likely the CUDA call just before them
+LAST_ERROR = {"cudaGetLastError", "cudaPeekAtLastError"}
 MEMORY_CALLS = set(ALLOC_OUT) | set(ALLOC_RET) | set(RELEASE) | ASYNC_D2H
 
 

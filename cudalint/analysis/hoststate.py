@@ -18,7 +18,7 @@ from cudalint.model import Loc
 class PathState:
     """What one path of the walk knows; equal states at a node are merged (`key`)."""
 
-    __slots__ = ("binds", "allocs", "results", "pending", "facts", "trail", "fails", "born", "_key")
+    __slots__ = ("binds", "allocs", "results", "pending", "facts", "trail", "fails", "born", "last_call", "_key")
 
     def __init__(self):
         self.binds = {}  # var -> alloc site
@@ -29,13 +29,14 @@ class PathState:
         self.trail = ()  # decisions taken, as text
         self.fails = ()  # (index in trail, call name, Loc) of each call this path takes as failed
         self.born = {}  # site -> len(trail) when allocated; also what freed a site, which calls failed
+        self.last_call = None  # id of the latest CUDA call (what cudaGetLastError reports on)
         self._key = None  # set once the state is on the walk's stack (never changed after that)
 
     def copy(self):
         s = PathState()
         s.binds, s.allocs, s.results = dict(self.binds), dict(self.allocs), dict(self.results)
         s.pending, s.facts, s.trail, s.born = dict(self.pending), dict(self.facts), self.trail, dict(self.born)
-        s.fails = self.fails
+        s.fails, s.last_call = self.fails, self.last_call
         return s
 
     def failed_since(self, start: int) -> tuple:
@@ -46,7 +47,7 @@ class PathState:
         if self._key is None:
             self._key = (frozenset(self.binds.items()), frozenset((k, v[0]) for k, v in self.allocs.items()),
                          frozenset(self.results.items()), frozenset(self.pending.items()),
-                         frozenset(self.facts.items()))
+                         frozenset(self.facts.items()), self.last_call)
         return self._key
 
 

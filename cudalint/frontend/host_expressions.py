@@ -107,6 +107,8 @@ class HostExpressions:
         if c.kind == K.CALL_EXPR:
             cid = self._call_ids.get(_key(c))
             return ("call", cid) if cid is not None else None
+        if c.kind == K.BINARY_OPERATOR and operator(c) == "=" and len(operands(c)) == 2:
+            return self.subject(operands(c)[0])  # `(err = cudaMalloc(..)) != cudaSuccess`: err holds the result
         a = self.arg(c)
         return ("var", a.name) if a.kind == "var" else None
 

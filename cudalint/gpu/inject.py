@@ -6,13 +6,17 @@ The call is not run: its text becomes `((decltype(CALL))1)`, a value of the call
 that every CUDA library reads as an error (cudaErrorInvalidValue, CUSPARSE_STATUS_NOT_INITIALIZED,
 CUBLAS_STATUS_NOT_INITIALIZED, …; success is 0 in all of them), so the program takes the path
 the finding describes. Newlines inside the call are kept, so every line keeps its number and
-compute-sanitizer's backtraces still point at the user's lines. The user's file is never touched:
-the variant is written to the runner's work folder.
+compute-sanitizer's backtraces still point at the user's lines. A call that a macro's definition
+holds (`CUERR` expanding `cudaGetLastError()`) fails through a function-like macro of the call's
+name that fails on the lines of those expansions only. The user's file is never touched: the
+variant is written to the runner's work folder.
 """
 
 from __future__ import annotations
 
 import re
+
+from .source import enclosing_function, function_spans
 
 # Calls whose status is 0 on success and non-zero on failure: the runtime and driver APIs and
 # the CUDA libraries. A user's own function may use another convention, so it is not made to fail.
@@ -26,6 +30,7 @@ def inject_failures(source: str, calls) -> tuple[str | None, str | None]:
     (name, line, column, end_line, end_column) with 1-based columns and an exclusive end, as the
     CUDA401 finding's `fails` property gives them."""
     lines = source.split("\n")
+    in_macros: dict[str, set] = {}  # name -> lines where a macro's definition holds the call
     # right to left, so that earlier columns stay valid
     for name, line, col, end_line, end_col in sorted(calls, key=lambda c: (c[1], c[2]), reverse=True):
         if not _STATUS_CALL.match(name):
@@ -35,11 +40,34 @@ def inject_failures(source: str, calls) -> tuple[str | None, str | None]:
         head, tail = lines[line - 1][:col - 1], lines[end_line - 1][end_col - 1:]
         text = "\n".join([lines[line - 1][col - 1:]] + lines[line:end_line - 1] + [lines[end_line - 1][:end_col - 1]]
                          if end_line > line else [lines[line - 1][col - 1:end_col - 1]])
+        if _macro_use(text, name) and line == end_line:
+            in_macros.setdefault(name, set()).add(line)
+            continue
         if not _whole_call(text, name):
-            return None, (f"the call to `{name}` at line {line} is not spelled out alone in the file (a macro's definition holds it), "
+            return None, (f"the call to `{name}` at line {line} is not spelled out alone in the file, "
                           f"so it cannot be made to fail alone")
         lines[line - 1:end_line] = f"{head}((decltype({text}))1){tail}".split("\n")
+    for name, at in sorted(in_macros.items()):
+        start = min(at)
+        func = enclosing_function(function_spans(source), start)
+        if func is None:
+            return None, f"the call to `{name}` at line {start} is outside any function, so it cannot be made to fail"
+        lines[func.start_line - 1] = _failing_macro(name, at, func.start_line) + lines[func.start_line - 1]
     return "\n".join(lines), None
+
+
+def _macro_use(text: str, name: str) -> bool:
+    """`CUERR` or `CHECK_LAST()`: a macro whose definition holds the call (its name is not in the text)."""
+    return bool(re.fullmatch(r"[A-Za-z_]\w*(\s*\(.*\))?", text, re.S)) and name not in text
+
+
+def _failing_macro(name: str, lines: set, next_line: int) -> str:
+    """A function-like macro that makes `name` fail where a macro on one of `lines` expands it
+    (`__LINE__` there is the line of the outermost expansion; inside its own definition the name
+    is not expanded again), then `#line` so that the user's lines keep their numbers."""
+    on = " || ".join(f"__LINE__ == {n}" for n in sorted(lines))
+    return (f"#define {name}(...) (({on}) ? (decltype({name}(__VA_ARGS__)))1 : {name}(__VA_ARGS__))\n"
+            f"#line {next_line}\n")
 
 
 def _whole_call(text: str, name: str) -> bool:
