@@ -29,8 +29,8 @@ def _jobs(path=FIXTURE):
 def test_plan_logs_the_flagged_accesses_of_the_raced_array():
     findings, (job,) = _jobs()
     assert [(f.rule, f.line) for f in findings] == [("CUDA203", 12)]
-    assert job.log_sites == [Site(0, 11, 18, 22, "atomic", "atomicMax(best, vals[i])"),
-                             Site(1, 12, 17, 22, "read", "*best")]
+    assert job.log_sites == [Site(0, 11, 18, 22, "atomic", "atomicMax(best, vals[i])", 4),
+                             Site(1, 12, 17, 22, "read", "*best", 4)]
     assert access_log.race_pairs(job.log_sites) == [(0, 1)]
     assert execute.tool_plan(job, findings, {"compute-sanitizer": "cs"}) == ["plain-diff", "access-log"]
 
@@ -229,3 +229,37 @@ def test_collision_on_other_lines_does_not_confirm():
            "pairs": [{"sites": [0, 1], "addresses": 1, "example": {"first": [0, 0], "second": [1, 0]}}]}
     f = _race().with_(line=30, related=())
     assert judges.judge_race(f, _job({"runs": 1, "access_log": log})).status == "not-reproduced"
+
+
+def test_a_field_read_through_a_reference_meets_a_write_of_that_field():
+    """A read of `.z` through a reference to a uchar4 (logged at the call as the element's address
+    60, shift 2, width 1) and another block's write of `.z` (1 byte at 62) meet at 62; a read of
+    `.x` (shift 0) does not."""
+    np = pytest.importorskip("numpy")
+    ch = gpu_child()
+    rows = [(60, 0, 0, 5, 1), (62, 1, 0, 3, 0), (60, 2, 0, 5, 1)]
+    addr, site, epoch, shared, thread, block = ch._unpack(np, _records(np, rows))
+    assert ch._collision(np, addr, site, block, 0, 1) is None  # the addresses as logged differ
+    units = ch._by_unit(np, [1, 1, 1], [2, 0, 0], addr, site, epoch, shared, thread, block)
+    assert [int(a) for a in units[0]] == [62, 62, 60]
+    assert ch._collision(np, units[0], units[1], units[5], 0, 1) == (1, 62, 1, 0)
+    assert ch._collision(np, units[0], units[1], units[5], 2, 1) is None
+    wide = ch._by_unit(np, [4, 1, 4], [0, 0, 0], addr, site, epoch, shared, thread, block)
+    assert [int(a) for a in wide[0]] == [60, 61, 62, 63, 62, 60, 61, 62, 63]
+
+
+def test_an_argument_to_a_function_of_another_file_is_logged_at_the_call(tmp_path):
+    """The other access is in a header's function that takes `dst[i - 1]` by reference: the log
+    names that argument on the call's line, at the field the function reads."""
+    (tmp_path / "colors.cuh").write_text("__device__ int differs(const uchar4 &a, const uchar4 &b) {\n"
+                                         "  return a.z != b.z;\n}\n")
+    src = tmp_path / "smooth.cu"
+    src.write_text('#include "colors.cuh"\n__global__ void smooth(uchar4* dst, int n) {\n'
+                   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "  if (i > 0 && i < n && differs(dst[i], dst[i - 1]))\n    dst[i].z = 0;\n}\n")
+    findings = analyze_file(str(src), Settings()).findings
+    assert [(f.rule, f.line) for f in findings] == [("CUDA203", 5)]
+    assert ("the other access is reached through this call", 4) in [(r.message, r.line) for r in findings[0].related]
+    (job,) = plan.plan_kernel_jobs(str(src), findings, [0], Settings())
+    assert [(s.line, s.kind, s.text, s.width, s.shift) for s in job.log_sites] == [
+        (4, "read", "dst[i]", 1, 2), (4, "read", "dst[i - 1]", 1, 2), (5, "write", "dst[i].z = 0", 1, 0)]

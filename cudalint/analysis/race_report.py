@@ -50,9 +50,14 @@ def fix(race: Race, kernel) -> str:
     return f"insert `{barrier}` before line {s.loc.line}"
 
 
+OTHER_VIA_NOTE = "the other access is reached through this call"
+
+
 def related(race: Race) -> list[Related]:
     f = race.first
     out = [Related(f.loc.path, f.loc.line, f.loc.column, f"the other access (`{f.text}`)")]
+    if f.via:  # the other access is in a function the kernel calls: where the kernel calls it
+        out.append(Related(f.via[0].path, f.via[0].line, f.via[0].column, OTHER_VIA_NOTE))
     if f.array.loc:
         out.append(Related(f.array.loc.path, f.array.loc.line, f.array.loc.column, f"`{f.array.name}` declared here"))
     out += calls_through(race.second)

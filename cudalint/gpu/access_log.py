@@ -51,6 +51,8 @@ class Site:
     end: int
     kind: str  # read | write | atomic
     text: str
+    width: int = 1  # bytes it touches from its address
+    shift: int = 0  # ... starting this many bytes past the address the text names (a field of it)
 
 
 def races(a: Site, b: Site) -> bool:
@@ -118,7 +120,8 @@ def log_sites(kernel, path: str, lines: set[int], arrays: set[tuple[str, str]], 
     """The kernel's accesses to `arrays` ((memory space, name): global or generic, shared) on
     `lines` of `path` that can be rewritten to log themselves: the text where the model puts it,
     one line, an address that can be taken."""
-    found: dict = {}  # (line, start, end) -> (kind, text); a read and a write of one lvalue log once
+    # (line, start, end, shift, width) -> (kind, text, width); a read and a write of one lvalue log once
+    found: dict = {}
     for acc in getattr(kernel, "events", ()):
         if not hasattr(acc, "width"):
             continue
@@ -126,6 +129,14 @@ def log_sites(kernel, path: str, lines: set[int], arrays: set[tuple[str, str]], 
         if (space, acc.array.name) not in arrays:
             continue
         loc = acc.loc
+        call = acc.via[0] if getattr(acc, "via", ()) else None
+        if call is not None and not _same_file(loc.path, path) and _same_file(call.path, path) and call.line in lines:
+            # in a function of another file the kernel calls: the argument at the call names the memory
+            row = source_lines[call.line - 1] if 0 < call.line <= len(source_lines) else ""
+            shift = _field_offset(acc)
+            for start, end in _subscripts(row, acc.array.name):
+                found.setdefault((call.line, start, end, shift, acc.width), (acc.kind, row[start:end], acc.width))
+            continue
         if loc.line not in lines or loc.end_line != loc.line or not _same_file(loc.path, path):
             continue
         row = source_lines[loc.line - 1] if 0 < loc.line <= len(source_lines) else ""
@@ -134,11 +145,37 @@ def log_sites(kernel, path: str, lines: set[int], arrays: set[tuple[str, str]], 
         span = _lvalue_span(acc)
         if span is None:
             continue
-        key = (loc.line, loc.column - 1 + span[0], loc.column - 1 + span[1])
+        key = (loc.line, loc.column - 1 + span[0], loc.column - 1 + span[1], 0, 0)
         if key not in found or acc.kind == "write":
-            found[key] = (acc.kind, acc.text)
-    return [Site(i, line, start, end, kind, text)
-            for i, ((line, start, end), (kind, text)) in enumerate(list(found.items())[:MAX_SITES])]
+            found[key] = (acc.kind, acc.text, max(acc.width, found.get(key, ("", "", 0))[2]))
+    return [Site(i, line, start, end, kind, text, width, shift)
+            for i, ((line, start, end, shift, _), (kind, text, width)) in enumerate(list(found.items())[:MAX_SITES])]
+
+
+def _field_offset(acc) -> int:
+    """Where in its element an access starts (`color.z` of a uchar4: 2): the byte offset with
+    every unknown at 0, modulo the element size."""
+    from collections import defaultdict
+
+    from cudalint.analysis.banks import Unbound, evaluate
+    try:
+        return evaluate(acc.offset, defaultdict(int)) % acc.array.elem_size if acc.array.elem_size else 0
+    except (Unbound, TypeError, ValueError):
+        return 0
+
+
+def _subscripts(row: str, array: str) -> list[tuple[int, int]]:
+    """[start, end) of each `array[...]` on the row (an argument a call passes: `f(dst[i - 1])`)."""
+    out = []
+    for m in re.finditer(rf"(?<![\w.>]){re.escape(array)}\s*\[", row):
+        depth, i = 0, m.end() - 1
+        for i in range(m.end() - 1, len(row)):
+            depth += (row[i] == "[") - (row[i] == "]")
+            if depth == 0:
+                break
+        if depth == 0:
+            out.append((m.start(), i + 1))
+    return out
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
 import time
 
@@ -272,6 +273,21 @@ def _unpack(np, raw):
     return addr, field(56, 8), field(44, 12), field(43, 1) == 1, field(32, 11), field(0, 32)
 
 
+def _by_unit(np, widths, shifts, addr, site, *rest):
+    """The records with addresses in units of the narrowest logged access (and field), one record
+    per unit a wider access covers, each moved to the field it touches: a 4-byte read and a 1-byte
+    write of its third byte then meet."""
+    if not widths or not addr.size or (len(set(widths)) == 1 and not any(shifts or ())):
+        return (addr, site, *rest)
+    unit = math.gcd(*widths, *(shifts or ()))
+    addr = addr + np.asarray(shifts or [0] * len(widths), dtype=np.uint64)[site]
+    per = np.maximum(np.asarray(widths, dtype=np.int64)[site] // unit, 1)
+    rows = np.repeat(np.arange(addr.size), per)
+    step = np.arange(rows.size) - np.repeat(np.cumsum(per) - per, per)
+    units = (addr[rows] // np.uint64(unit)) + step.astype(np.uint64)
+    return (units * np.uint64(unit), site[rows], *(f[rows] for f in rest))
+
+
 def _same_block(np, addr, site, epoch, thread, block, p: int, q: int):
     """Like _collision for two warps of one block between the same two barriers: (pairs found,
     address, (block, thread), (block, thread))."""
@@ -300,7 +316,8 @@ def _access_log(cupy, np, mod, plan, bufs) -> dict:
     count = int(cupy.ndarray((1,), dtype=cupy.uint64, memptr=mod.get_global("cudalint_log_count")).get()[0])
     n = min(count, slots)
     log = cupy.ndarray((2 * slots,), dtype=cupy.uint64, memptr=mod.get_global("cudalint_log"))
-    addr, site, epoch, shared, thread, block = _unpack(np, log[:2 * n].get().reshape(n, 2))
+    addr, site, epoch, shared, thread, block = _by_unit(np, spec.get("widths"), spec.get("shifts"),
+                                                        *_unpack(np, log[:2 * n].get().reshape(n, 2)))
     spans = [(a["name"], int(b.data.ptr), int(a["nbytes"])) for a, b in zip(plan["args"], bufs) if b is not None]
     out = {"records": n, "dropped": count - n, "pairs": []}
     g = ~shared  # one shared address in two blocks is two places

@@ -90,6 +90,8 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
             p.update(source=log_variant(plan["source"], job.lines_offset, job.log_sites),
                      host_source=log_variant(plan["host_source"], job.lines_offset, job.log_sites), runs=1,
                      access_log={"slots": SLOTS, "pairs": race_pairs(job.log_sites),
+                                 "widths": [site.width for site in job.log_sites],
+                                 "shifts": [site.shift for site in job.log_sites],
                                  "same_block": job.log_same_block})
         elif step in ("ncu", "ncu-kernel"):
             p["runs"] = 1
