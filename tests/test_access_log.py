@@ -263,3 +263,15 @@ def test_an_argument_to_a_function_of_another_file_is_logged_at_the_call(tmp_pat
     (job,) = plan.plan_kernel_jobs(str(src), findings, [0], Settings())
     assert [(s.line, s.kind, s.text, s.width, s.shift) for s in job.log_sites] == [
         (4, "read", "dst[i]", 1, 2), (4, "read", "dst[i - 1]", 1, 2), (5, "write", "dst[i].z = 0", 1, 0)]
+
+
+def test_a_field_offset_is_found_where_unknowns_at_zero_divide_by_zero():
+    """`(w * (b / g) + x - 1) * 4 + 2`: at 0 `b / g` divides by zero, at 1 it does not."""
+    from types import SimpleNamespace
+
+    from cudalint.model import Array, Const, Op, Sym
+    b, g, w, x = (Sym(n, 0, "param") for n in "bgwx")
+    index = Op("-", (Op("+", (Op("*", (w, Op("/", (b, g)))), x)), Const(1)))
+    acc = SimpleNamespace(offset=Op("+", (Op("*", (index, Const(4))), Const(2))), array=Array("dst", "global", 4, 4))
+    assert access_log._field_offset(acc) == 2
+    assert access_log._field_offset(SimpleNamespace(offset=acc.offset, array=Array("v", "global", 0, 1))) is None

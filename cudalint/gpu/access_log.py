@@ -134,7 +134,7 @@ def log_sites(kernel, path: str, lines: set[int], arrays: set[tuple[str, str]], 
             # in a function of another file the kernel calls: the argument at the call names the memory
             row = source_lines[call.line - 1] if 0 < call.line <= len(source_lines) else ""
             shift = _field_offset(acc)
-            for start, end in _subscripts(row, acc.array.name):
+            for start, end in _subscripts(row, acc.array.name) if shift is not None else ():
                 found.setdefault((call.line, start, end, shift, acc.width), (acc.kind, row[start:end], acc.width))
             continue
         if loc.line not in lines or loc.end_line != loc.line or not _same_file(loc.path, path):
@@ -152,16 +152,20 @@ def log_sites(kernel, path: str, lines: set[int], arrays: set[tuple[str, str]], 
             for i, ((line, start, end, shift, _), (kind, text, width)) in enumerate(list(found.items())[:MAX_SITES])]
 
 
-def _field_offset(acc) -> int:
+def _field_offset(acc) -> int | None:
     """Where in its element an access starts (`color.z` of a uchar4: 2): the byte offset with
-    every unknown at 0, modulo the element size."""
+    every unknown at 1 (or 0), modulo the element size; None when neither can be evaluated."""
     from collections import defaultdict
 
     from cudalint.analysis.banks import Unbound, evaluate
-    try:
-        return evaluate(acc.offset, defaultdict(int)) % acc.array.elem_size if acc.array.elem_size else 0
-    except (Unbound, TypeError, ValueError):
-        return 0
+    if not acc.array.elem_size:
+        return None
+    for unknown in (1, 0):
+        try:
+            return evaluate(acc.offset, defaultdict(lambda: unknown)) % acc.array.elem_size
+        except (Unbound, TypeError, ValueError):
+            continue
+    return None
 
 
 def _subscripts(row: str, array: str) -> list[tuple[int, int]]:
