@@ -2,7 +2,7 @@
 """`--confirm` for the findings of a judged sample only (docs/eval/*-sample.json), on the GPU machine.
 
     python3 scripts/gpu/confirm_sample.py --sample SAMPLE.json --root hecbench=DIR --root cuda-samples=DIR \
-        -I hecbench=src/include -I cuda-samples=Common [--skip-false] [--out $OUT] [--timeout 120]
+        -I hecbench=src/include -I cuda-samples=Common [--skip-false] [--id N ...] [--out $OUT] [--timeout 120]
 
 SAMPLE.json: [{"id", "corpus", "rule", "path", "line", "verdict"?}, ...], paths relative to the
 corpus root. Each corpus' files are checked from its root (so a `cudalint.toml` there, with its
@@ -28,6 +28,7 @@ def main(argv=None) -> int:
     ap.add_argument("--root", action="append", default=[], help="CORPUS=DIR")
     ap.add_argument("-I", dest="includes", action="append", default=[], help="CORPUS=DIR (relative to its root)")
     ap.add_argument("--skip-false", action="store_true")
+    ap.add_argument("--id", type=int, action="append", default=[], help="only these entries (repeatable)")
     ap.add_argument("--out", default=os.environ.get("OUT") or "confirm-out")
     ap.add_argument("--timeout", type=float, default=120.0)
     args = ap.parse_args(argv)
@@ -37,6 +38,8 @@ def main(argv=None) -> int:
         corpus, d = entry.split("=", 1)
         includes[corpus].append(d)
     sample = json.loads(Path(args.sample).read_text())
+    if args.id:
+        sample = [e for e in sample if e["id"] in args.id]
     if args.skip_false:
         sample = [e for e in sample if str(e.get("verdict", "")).upper() != "FALSE"]
     out = Path(args.out)
