@@ -59,12 +59,18 @@ def main(argv=None) -> int:
           f"{time.monotonic() - t0:.0f} s", flush=True)
     findings, roles = [], []
     skipped = {}
+    expects: dict = {}  # path -> its (line, code) expect markers
+
+    def expected(f) -> bool:  # a finding in an included header is judged by the header's markers
+        if f.path not in expects:
+            expects[f.path] = {(m.line, m.code) for m in ev.read_marker_details(f.path) if m.kind == "expect"}
+        return (f.line, f.rule) in expects[f.path]
+
     for r in results:
         marks = ev.read_marker_details(r.path)
-        expect = {(m.line, m.code) for m in marks if m.kind == "expect"}
         for f in r.findings:
             findings.append(f)
-            roles.append(("expect" if (f.line, f.rule) in expect else "unexpected", f.line, f.rule))
+            roles.append(("expect" if expected(f) else "unexpected", f.line, f.rule))
         found = {(f.line, f.rule) for f in r.findings}
         for m in marks:
             if m.code not in rules:
