@@ -28,9 +28,10 @@ for step in "$@"; do
     hirace)
       python3 -c "import json; d = json.load(open('/tmp/c/labels.json'))['corpora']['indigo-hirace']; \
 json.dump([f for f in d['files'] if f['label'] in ('race', 'clean')], open('/tmp/c/hirace-labels.json', 'w'))"
+      # HIRACE_LABELS: a part of them (the files an earlier call's deadline left)
       timeout 560 python3 scripts/gpu/confirm_corpus.py --root /tmp/c/corpora/indigo-hirace \
-        --labels /tmp/c/hirace-labels.json -I indigo/indigo_include --out "$OUT/hr" --jobs 16 --chunk 60 \
-        --deadline 520 > "$OUT/hirace.txt" 2>&1 ;;
+        --labels "${HIRACE_LABELS:-/tmp/c/hirace-labels.json}" -I indigo/indigo_include --out "$OUT/hr" --jobs 16 \
+        --chunk 60 --deadline "${HIRACE_DEADLINE:-520}" > "$OUT/hirace.txt" 2>&1 ;;
     fixtures)
       timeout 560 python3 scripts/gpu/run_runner_fixtures.py --out "$OUT/fx" --jobs 14 --timeout 30 ${FIXTURES_ONLY:+$FIXTURES_ONLY} \
         > "$OUT/fixtures.txt" 2>&1 ;;
