@@ -66,7 +66,9 @@ def prepare(path: str, settings: Settings) -> None:
         return
     try:
         mode, root = resolve_mode(settings)
-        prelude.pch_args(file_args(settings, path, mode, root))
+        text, _ = read_source(path)
+        cccl = text is not None and prelude.usable_for(text) and prelude.reaches_cccl(path, text, settings.include_dirs)
+        prelude.pch_args(file_args(settings, path, mode, root), cccl)
     except (ValueError, OSError):
         pass  # parse() reports it
 
@@ -84,11 +86,12 @@ def parse(path: str, settings: Settings) -> Parsed:
     mode, root = resolve_mode(settings)
     args = file_args(settings, path, mode, root)
     extra = gpuverify_args(text)  # after the prelude PCH, which must come first
-    opts = cx.KEEP_GOING | ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+    opts = cx.KEEP_GOING
     unsaved = [(path, text)] if problem else None
     attempts = [args + extra] + ([base_args(mode, root) + extra] if base_args(mode, root) != args else [])
     if settings.pch and prelude.usable_for(text):
-        attempts.insert(0, args + prelude.pch_args(args) + extra)
+        cccl = prelude.reaches_cccl(path, text, settings.include_dirs)
+        attempts.insert(0, args + prelude.pch_args(args, cccl) + extra)
     tu = None
     for attempt in attempts:
         try:

@@ -1,5 +1,6 @@
 """A precompiled prelude: the CUDA headers and the common C++ headers parsed once into a PCH and
-reused by every file parsed with the same flags (a parse drops from ~150-450 ms to ~40-70 ms).
+reused by every file parsed with the same flags (a parse drops from ~150-450 ms to ~40-70 ms);
+files that reach CUB or Thrust get a second one that holds those too (2-3 s to ~0.3 s).
 
 The PCH lives in the user's cache directory, keyed by libclang and cudalint versions, the flags
 and the shim's contents; a sidecar lists the headers it read with their mtimes and sizes, and a
@@ -33,8 +34,21 @@ PRELUDE = "".join(f"#include <{h}>\n" for h in (
     f"#if __has_include(<{h}>)\n#include <{h}>\n#endif\n" for h in (
         "iostream", "string", "chrono", "random", "map", "iomanip", "fstream", "sstream", "numeric",
         "functional", "unordered_map", "set", "limits", "ctime", "sys/time.h"))
+# CUB and Thrust: a few hundred headers that take a parse 2-3 s; files that reach them (directly
+# or through their own headers) get a prelude that holds them too
+CCCL_PRELUDE = PRELUDE + "".join(f"#if __has_include(<{h}>)\n#include <{h}>\n#endif\n" for h in (
+    "cub/cub.cuh", "thrust/device_vector.h", "thrust/host_vector.h", "thrust/device_ptr.h",
+    "thrust/execution_policy.h", "thrust/functional.h", "thrust/sort.h", "thrust/reduce.h",
+    "thrust/transform_reduce.h", "thrust/transform.h", "thrust/scan.h", "thrust/sequence.h",
+    "thrust/copy.h", "thrust/fill.h", "thrust/count.h", "thrust/extrema.h", "thrust/unique.h",
+    "thrust/binary_search.h", "thrust/gather.h", "thrust/scatter.h", "thrust/for_each.h",
+    "thrust/inner_product.h", "thrust/iterator/counting_iterator.h", "thrust/iterator/zip_iterator.h"))
+_CCCL_INCLUDE = re.compile(r'^\s*#\s*include\s*<(cub|thrust)/', re.M)
+_LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+MAX_SCANNED = 64  # own headers read to see whether a file reaches CUB or Thrust
 _MACRO = re.compile(r"^\s*#\s*(define|undef)\b")
 _INCLUDE = re.compile(r"^\s*#\s*include\b")
+_IFNDEF = re.compile(r"^\s*#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(?P<n>\w+))")
 
 
 def cache_dir() -> Path:
@@ -45,42 +59,75 @@ def cache_dir() -> Path:
 
 def usable_for(text: str) -> bool:
     """False when the file defines a macro and includes a header after it: the macro could
-    change what the prelude's headers declare."""
-    defined = False
+    change what the prelude's headers declare. An include guard (`#ifndef X` then `#define X`)
+    changes nothing."""
+    defined, guard = False, None
     for line in text.splitlines():
-        if _MACRO.match(line):
+        if not line.strip():
+            continue
+        if _MACRO.match(line) and not (guard and re.match(rf"^\s*#\s*define\s+{re.escape(guard)}\s*$", line)):
             defined = True
         elif defined and _INCLUDE.match(line):
             return False
+        m = _IFNDEF.match(line)
+        guard = (m.group(1) or m.group("n")) if m else None
     return True
 
 
-def pch_args(args: list[str]) -> list[str]:
-    """['-include-pch', PATH] for these flags, building the PCH first if needed; [] on failure."""
-    path = _pch_for(tuple(args))
+def reaches_cccl(path: str, text: str, include_dirs) -> bool:
+    """Whether the file includes CUB or Thrust, itself or through its own `#include "…"` headers
+    (found beside the including file or in `include_dirs`), each of which may take the prelude
+    (usable_for): a header that defines a macro before an include is parsed as it is."""
+    seen, todo = set(), [(os.path.dirname(os.path.abspath(path)), text)]
+    while todo and len(seen) < MAX_SCANNED:
+        here, body = todo.pop()
+        if _CCCL_INCLUDE.search(body):
+            return True
+        for name in _LOCAL_INCLUDE.findall(body):
+            for d in (here, *include_dirs):
+                cand = os.path.normpath(os.path.join(d, name))
+                if cand in seen or not os.path.isfile(cand):
+                    continue
+                seen.add(cand)
+                try:
+                    with open(cand, encoding="utf-8", errors="replace") as fh:
+                        inner = fh.read()
+                except OSError:
+                    break
+                if not usable_for(inner):
+                    return False
+                todo.append((os.path.dirname(cand), inner))
+                break
+    return False
+
+
+def pch_args(args: list[str], cccl: bool = False) -> list[str]:
+    """['-include-pch', PATH] for these flags, building the PCH first if needed (with `cccl`, the
+    one that also holds CUB and Thrust, else the plain one); [] on failure."""
+    path = (_pch_for(tuple(args), CCCL_PRELUDE) if cccl else None) or _pch_for(tuple(args), PRELUDE)
     return ["-include-pch", path] if path else []
 
 
 @lru_cache(maxsize=None)
-def _pch_for(args: tuple) -> str | None:
-    key = hashlib.sha256("\0".join((cx.version(), __version__, _shim_stamp(), PRELUDE, *args)).encode()).hexdigest()[:24]
+def _pch_for(args: tuple, text: str = PRELUDE) -> str | None:
+    key = hashlib.sha256("\0".join((cx.version(), __version__, _shim_stamp(), text, *args)).encode()).hexdigest()[:24]
     folder = cache_dir()
     pch, sidecar = folder / f"prelude-{key}.pch", folder / f"prelude-{key}.json"
     if pch.is_file() and _fresh(sidecar):
         return str(pch)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        return _build(list(args), pch, sidecar)
+        return _build(list(args), pch, sidecar, text)
     except (OSError, ci.TranslationUnitLoadError, ci.TranslationUnitSaveError):
         return None
 
 
-def _build(args, pch: Path, sidecar: Path) -> str | None:
+def _build(args, pch: Path, sidecar: Path, text: str = PRELUDE) -> str | None:
     # The PCH refers to its header, which must stay unchanged: one per prelude text, written once.
-    header = pch.parent / f"cudalint_prelude-{hashlib.sha256(PRELUDE.encode()).hexdigest()[:12]}.cuh"
+    header = pch.parent / f"cudalint_prelude-{hashlib.sha256(text.encode()).hexdigest()[:12]}.cuh"
     with tempfile.TemporaryDirectory(dir=pch.parent) as tmp:
         if not header.is_file():
-            (Path(tmp) / "h").write_text(PRELUDE)
+            (Path(tmp) / "h").write_text(text)
             os.replace(Path(tmp) / "h", header)
         tu = cx.new_index().parse(str(header), args=args, options=cx.KEEP_GOING)
         if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):

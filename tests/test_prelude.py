@@ -1,0 +1,46 @@
+"""Which precompiled prelude a file gets (cudalint.frontend.prelude): none where a macro the file
+defines could change the prelude's headers, the one with CUB and Thrust where it reaches them."""
+
+from __future__ import annotations
+
+from cudalint.frontend import prelude
+
+
+def test_a_define_before_an_include_keeps_the_prelude_out():
+    assert not prelude.usable_for("#define _USE_MATH_DEFINES\n#include <cmath>\n")
+    assert prelude.usable_for("#include <cmath>\n#define TILE 16\n__global__ void k() {}\n")
+
+
+def test_an_include_guard_is_no_such_define():
+    assert prelude.usable_for("#ifndef UTIL_H\n#define UTIL_H\n\n#include <vector>\n#endif\n")
+    assert prelude.usable_for("#if !defined(UTIL_H)\n#define UTIL_H\n#include <vector>\n#endif\n")
+    # a guard that defines something else, or a value, is a define like any other
+    assert not prelude.usable_for("#ifndef UTIL_H\n#define OTHER\n#include <vector>\n#endif\n")
+    assert not prelude.usable_for("#ifndef N\n#define N 4\n#include <vector>\n#endif\n")
+
+
+def test_cub_or_thrust_reached_through_the_files_own_headers(tmp_path):
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "common.h").write_text("#pragma once\n#include <thrust/device_vector.h>\n")
+    (tmp_path / "utils.h").write_text('#ifndef UTILS_H\n#define UTILS_H\n#include "common.h"\n#endif\n')
+    main = tmp_path / "main.cu"
+    main.write_text('#include <cstdio>\n#include "utils.h"\n__global__ void k() {}\n')
+    assert prelude.reaches_cccl(str(main), main.read_text(), (str(tmp_path / "inc"),))
+    assert not prelude.reaches_cccl(str(main), main.read_text(), ())  # common.h not found
+    assert prelude.reaches_cccl(str(main), "#include <cub/cub.cuh>\n", ())
+
+
+def test_a_header_that_configures_thrust_first_is_parsed_as_it_is(tmp_path):
+    (tmp_path / "cfg.h").write_text("#define THRUST_DEVICE_SYSTEM 3\n#include <thrust/sort.h>\n")
+    main = tmp_path / "main.cu"
+    main.write_text('#include "cfg.h"\n')
+    assert not prelude.reaches_cccl(str(main), main.read_text(), ())
+
+
+def test_the_plain_prelude_where_the_one_with_cub_cannot_be_built(monkeypatch):
+    built = {prelude.PRELUDE: "/cache/plain.pch", prelude.CCCL_PRELUDE: None}
+    monkeypatch.setattr(prelude, "_pch_for", lambda args, text=prelude.PRELUDE: built[text])
+    assert prelude.pch_args(["-x", "cuda"], cccl=True) == ["-include-pch", "/cache/plain.pch"]
+    built[prelude.CCCL_PRELUDE] = "/cache/cccl.pch"
+    assert prelude.pch_args(["-x", "cuda"], cccl=True) == ["-include-pch", "/cache/cccl.pch"]
+    assert prelude.pch_args(["-x", "cuda"]) == ["-include-pch", "/cache/plain.pch"]
