@@ -120,8 +120,13 @@ def log_sites(kernel, path: str, lines: set[int], arrays: set[tuple[str, str]], 
     """The kernel's accesses to `arrays` ((memory space, name): global or generic, shared) on
     `lines` of `path` that can be rewritten to log themselves: the text where the model puts it,
     one line, an address that can be taken."""
-    # (line, start, end, shift, width) -> (kind, text, width); a read and a write of one lvalue log once
-    found: dict = {}
+    found: dict = {}  # (line, start, end, shift) -> (kind, text, width)
+
+    def add(key, kind, text, width):  # a read and a write of one lvalue log once, as the write
+        old = found.get(key)
+        if old is None or kind == "write":
+            found[key] = (kind, text, max(width, old[2] if old else 0))
+
     for acc in getattr(kernel, "events", ()):
         if not hasattr(acc, "width"):
             continue
@@ -135,7 +140,7 @@ def log_sites(kernel, path: str, lines: set[int], arrays: set[tuple[str, str]], 
             row = source_lines[call.line - 1] if 0 < call.line <= len(source_lines) else ""
             shift = _field_offset(acc)
             for start, end in _subscripts(row, acc.array.name) if shift is not None else ():
-                found.setdefault((call.line, start, end, shift, acc.width), (acc.kind, row[start:end], acc.width))
+                add((call.line, start, end, shift), acc.kind, row[start:end], acc.width)
             continue
         if loc.line not in lines or loc.end_line != loc.line or not _same_file(loc.path, path):
             continue
@@ -145,11 +150,9 @@ def log_sites(kernel, path: str, lines: set[int], arrays: set[tuple[str, str]], 
         span = _lvalue_span(acc)
         if span is None:
             continue
-        key = (loc.line, loc.column - 1 + span[0], loc.column - 1 + span[1], 0, 0)
-        if key not in found or acc.kind == "write":
-            found[key] = (acc.kind, acc.text, max(acc.width, found.get(key, ("", "", 0))[2]))
+        add((loc.line, loc.column - 1 + span[0], loc.column - 1 + span[1], 0), acc.kind, acc.text, acc.width)
     return [Site(i, line, start, end, kind, text, width, shift)
-            for i, ((line, start, end, shift, _), (kind, text, width)) in enumerate(list(found.items())[:MAX_SITES])]
+            for i, ((line, start, end, shift), (kind, text, width)) in enumerate(list(found.items())[:MAX_SITES])]
 
 
 def _field_offset(acc) -> int | None:
