@@ -16,7 +16,7 @@ import z3
 from cudalint.analysis.geometry import Geometry, Thread, Witness, generic_value
 from cudalint.analysis.threads import is_thread_coordinate, loop_definition, split_guard
 from cudalint.model import THREAD, UNIFORM, Access, Kernel, syms
-from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, minimize, solver, value, variable
+from cudalint.symbolic import NeedsBitVectors, as_bool, assert_all, bv, check, minimize, solver, value, variable
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def _find(kernel, acc, geom, timeout_ms, ints):
     off = th.term(acc.offset)
     if not data:
         s = solver(ints)
-        s.add(*facts, *th.side, _misaligned(off, a))
+        assert_all(s, (*facts, *th.side, _misaligned(off, a)))
         status, m = _check_preferring_block0(s, [th], timeout_ms, then=[off])
         return status, (Misalignment(th.witness(m), value(m, off) or 0) if m is not None else None)
     th2, facts2 = _thread(kernel, acc, geom, 1, ints)
@@ -81,7 +81,7 @@ def _find(kernel, acc, geom, timeout_ms, ints):
     # A pair whose distance stays put when each argument moves by one (affine offsets)...
     s = solver(ints)
     moved = shifted(1)
-    s.add(*facts, *facts2, *th.side, *th2.side, _misaligned(diff, a), moved == diff)
+    assert_all(s, (*facts, *facts2, *th.side, *th2.side, _misaligned(diff, a), moved == diff))
     status, m = _check_preferring_block0(s, [th, th2], timeout_ms, then=[off, z3.If(diff < 0, -diff, diff)])
     if m is None:
         return status, None

@@ -12,7 +12,7 @@ from cudalint.analysis.threads import loop_definition
 from cudalint.analysis.geometry import Geometry, Thread, Witness, scalar_arguments
 from cudalint.analysis.shapes import shape_sets
 from cudalint.model import BLOCK, THREAD, Barrier, Kernel
-from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, minimize, solver, value, variable
+from cudalint.symbolic import NeedsBitVectors, as_bool, assert_all, bv, check, minimize, solver, value, variable
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def _check(kernel, b: Barrier, geom, timeout, ctx):
                    (z3.And(g1, z3.Not(g2), inside2, same_warp, l1 != l2), False)]
     for q, outside_mask in queries:
         s = solver(t1.ints)
-        s.add(*facts, *t1.side, *t2.side, q)
+        assert_all(s, (*facts, *t1.side, *t2.side, q))
         status, m = check(s, timeout)
         if status == "unknown":
             ctx.skipped.append((f"divergence check {kernel.name} line {b.loc.line}", "solver timeout"))
@@ -129,7 +129,7 @@ def _reaches_no_later_barrier(kernel, b: Barrier, geom, m, skipper, timeout) -> 
                 before = m.eval(variable(f"iter{lid}", th.ints), model_completion=True)
                 facts.append(it > before if n <= at and lid == shared[-1] else it >= before)
         q = solver(th.ints)
-        q.add(*facts, *th.side, *pins)
+        assert_all(q, (*facts, *th.side, *pins))
         if check(q, timeout)[0] != "unsat":
             return False
     return True

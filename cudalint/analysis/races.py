@@ -20,7 +20,8 @@ from cudalint.analysis.shapes import declared_bytes, shape_sets
 from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
 from cudalint.analysis.threads import loop_definition
 from cudalint.model import BLOCK, THREAD, Access, Barrier, Kernel, Op, Sym, syms
-from cudalint.symbolic import NeedsBitVectors, as_bool, check, conjuncts, div, minimize, solver, to_z3, value, variable
+from cudalint.symbolic import (NeedsBitVectors, as_bool, assert_all, check, conjuncts, div, minimize, solver, to_z3,
+                               value, variable)
 
 MAX_PAIRS = 600  # per kernel; the rest is skipped (and the file reported not fully checked)
 PAIR_CAP = "pair budget spent"
@@ -338,7 +339,7 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
     if mode == "warp":
         facts.append(div(l1, 32) == div(l2, 32))
     s = solver(ints, functions=bool(differ))
-    s.add(*facts, *t1.side, *t2.side)
+    assert_all(s, (*facts, *t1.side, *t2.side))
     return s, t1, t2, o1, o2
 
 

@@ -24,7 +24,7 @@ import z3
 from cudalint.analysis.geometry import AXES, Geometry, Thread, geometries, tried_blocks
 from cudalint.analysis.threads import loop_definition
 from cudalint.model import THREAD, Access, Const, Kernel, Op, Sym, syms
-from cudalint.symbolic import NeedsBitVectors, as_bool, check, solver, variable
+from cudalint.symbolic import NeedsBitVectors, as_bool, assert_all, check, solver, variable
 
 
 @dataclass(frozen=True)
@@ -188,5 +188,5 @@ def _overrun_query(kernel: Kernel, acc: Access, geom: Geometry, ints: bool):
         o = th.term(acc.offset)
         overruns.append(z3.Or(o < 0, o + acc.width > declared_bytes(acc.array)))
     s = solver(ints)
-    s.add(*facts, *th.side, z3.Or(*overruns))
+    assert_all(s, (*facts, *th.side, z3.Or(*overruns)))
     return s

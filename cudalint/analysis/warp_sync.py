@@ -26,7 +26,7 @@ from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.shapes import shape_sets
 from cudalint.analysis.threads import loop_definition
 from cudalint.model import BLOCK, THREAD, UNIFORM, Const, Kernel, Sym, WarpSync, syms
-from cudalint.symbolic import NeedsBitVectors, as_bool, bv, check, div, minimize, solver, value, variable
+from cudalint.symbolic import NeedsBitVectors, as_bool, assert_all, bv, check, div, minimize, solver, value, variable
 
 FULL = 0xFFFFFFFF
 SHUFFLES = ("shfl", "shfl_up", "shfl_down", "shfl_xor")
@@ -134,7 +134,7 @@ def exited(call: WarpSync, t: Thread):
 
 def _solve(ctx, kernel, call, p: _Pair, query, what: str):
     s = solver(p.t1.ints)
-    s.add(*p.facts, *p.t1.side, *p.t2.side, *query)
+    assert_all(s, (*p.facts, *p.t1.side, *p.t2.side, *query))
     status, m = check(s, ctx.settings.solver_timeout_ms)
     if status == "unknown":
         ctx.skipped.append((f"{what} {kernel.name} line {call.loc.line}", "solver timeout"))
