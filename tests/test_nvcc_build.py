@@ -94,9 +94,9 @@ def test_nvcc_messages_come_back_when_it_fails_too(tmp_path):
 def test_the_judge_names_both_compilers_when_both_fail():
     from types import SimpleNamespace
 
-    from cudalint.gpu.judges import _basic_problem
+    from cudalint.gpu.judges import COMPILE_HINT, _basic_problem
     run = SimpleNamespace(result={"error": "compile", "compile_log": "NVRTC: std has no string\nnvcc: kernel.cu(3): error: boom"},
                           timed_out=False, output="", rc=4)
     job = SimpleNamespace(plain=lambda: run)
     assert _basic_problem(job) == Confirmation("error", "nvcc", "neither NVRTC nor nvcc could compile the kernel; "
-                                                                "nvcc: kernel.cu(3): error: boom")
+                                                                "nvcc: kernel.cu(3): error: boom" + COMPILE_HINT)

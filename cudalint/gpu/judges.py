@@ -34,6 +34,11 @@ def _launch_summary(job: KernelJob) -> str:
     return "the launch completed without error"
 
 
+# what a user can do about a kernel --confirm cannot build
+COMPILE_HINT = ("; give the build's flags (-I, -D, or -p BUILD_DIR with its compile_commands.json) so the kernel "
+                "compiles as in your build, or skip it with a `// cudalint-confirm: skip` comment")
+
+
 def _basic_problem(job: KernelJob, launch_errors_count: bool = False) -> Confirmation | None:
     r = job.plain()
     if r is None:
@@ -44,9 +49,9 @@ def _basic_problem(job: KernelJob, launch_errors_count: bool = False) -> Confirm
         nvrtc, sep, nvcc = log.partition("\nnvcc: ")
         if sep:  # the child tried nvcc too (cudalint.gpu.nvcc_build)
             return Confirmation("error", "nvcc", "neither NVRTC nor nvcc could compile the kernel; nvcc: "
-                                + " ".join(nvcc.split())[-300:])
+                                + " ".join(nvcc.split())[-300:] + COMPILE_HINT)
         return Confirmation("error", "nvrtc", "NVRTC could not compile the device-only view: "
-                            + " ".join(log.split())[-300:])
+                            + " ".join(log.split())[-300:] + COMPILE_HINT)
     if res.get("error") == "import":
         return Confirmation("error", "cupy", res.get("error_text") or "CuPy import failed")
     if not res and not r.timed_out:
