@@ -289,3 +289,21 @@ def test_a_check_macro_is_made_to_fail_where_it_expands():
     c = _confirm_file("fixtures/host/last_error_macro.cu", timeout=120)[22]
     assert (c.status, c.method) == ("confirmed", "compute-sanitizer --leak-check full"), c
     assert c.detail.startswith("with `cudaGetLastError` at line 22 made to fail"), c
+
+
+@pytest.mark.skipif(not runner.tools()["compute-sanitizer"], reason="needs compute-sanitizer")
+def test_shared_hazards_of_stores_that_agree_or_of_the_runners_repeated_data_are_not_confirmed():
+    """racecheck reports hazards at all three probed lines; hazard mode shows every thread
+    storing one pointer (reread_own_store.cu:9), a rerun with distinct `ranks` none at
+    benign_and_data.cu:40. `who = threadIdx.x` (line 17) stays a race."""
+    def probe(rel, line, kernel):
+        return Finding("CUDA201", "probe", "data-race", "error", str(ROOT / rel), line, 1, line, 1, "probe",
+                       kernel=kernel)
+
+    fs = [probe("fixtures/races/reread_own_store.cu", 9, "pick_tile"),
+          probe("fixtures/races/reread_own_store.cu", 17, "last_writer"),
+          probe("fixtures/races/benign_and_data.cu", 40, "place")]
+    agree, differ, ranks = [f.confirmation for f in runner.confirm(fs, Settings(), timeout=120)]
+    assert agree.status == "not-reproduced" and "storing the value the byte already held" in agree.detail, agree
+    assert differ.status == "confirmed", differ
+    assert ranks.status == "not-reproduced" and "distinct values in `ranks`" in ranks.detail, ranks

@@ -40,6 +40,9 @@ def _fill(np, rng, dtype: str, nbytes: int, fill: str = "random", fill_range: in
         n, top = nbytes // int(dtype[1:]), max(1, fill_range)
         a = np.where(rng.random(n) < 0.5, rng.integers(0, min(4, top), size=n), rng.integers(0, top, size=n))
         a = a.astype("<" + dtype)
+    elif fill == "distinct" and dtype[:1] in "iu":  # each value once (within the range): 0, 1, 2, ...
+        n, top = nbytes // int(dtype[1:]), max(1, fill_range)
+        a = (np.arange(n) % top).astype("<" + dtype)
     elif fill == "bounds" and dtype[:1] in "iu":  # CSR offsets: 8 to 39 more each, wrapping at the range
         n, top = nbytes // int(dtype[1:]), max(1, fill_range)
         a = (np.cumsum(rng.integers(8, 40, size=n)) % top).astype("<" + dtype)

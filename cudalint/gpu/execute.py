@@ -15,6 +15,7 @@ from . import ncu_source as ncs
 from .plan import KernelJob, is_global_race
 from .proc import run_cmd
 from .access_log import SLOTS, log_variant, race_pairs
+from .shared_hazards import DISTINCT, VALUE_REPORTS, VALUES, distinct_buffers, follow_up_steps, with_distinct_fill
 from .views import arrival_variant, atomic_variant
 
 CHILD = Path(__file__).with_name("child.py")
@@ -97,6 +98,8 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
             p["runs"] = 1
         elif step == "memcheck-optimised":  # -G splits some 8-byte accesses into narrower ones
             p["options"] = [o for o in plan["options"] if o != "-G"]
+        elif step == DISTINCT:
+            p["args"] = with_distinct_fill(plan["args"], distinct_buffers(job, job.lines.get("data-race", ())))
         (wd / f"{step}.plan.json").write_text(json.dumps(p))
         out = wd / f"{step}.out.json"
         child = [python, str(CHILD), str(wd / f"{step}.plan.json"), str(out)]
@@ -105,8 +108,11 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
             cmd = child
         elif step in ("memcheck", "memcheck-optimised"):
             cmd = [cs, "--tool", "memcheck", "--print-limit", "64", *child]
-        elif step == "racecheck":
+        elif step in ("racecheck", DISTINCT):
             cmd = [cs, "--tool", "racecheck", "--print-limit", "64", *child]
+        elif step == VALUES:
+            cmd = [cs, "--tool", "racecheck", "--racecheck-report", "hazard", "--print-limit", str(VALUE_REPORTS),
+                   *child]
         elif step == "synccheck":
             cmd = [cs, "--tool", "synccheck", "--print-limit", "64", *child]
         elif step == "ncu":
@@ -127,6 +133,8 @@ def execute_job(job: KernelJob, findings, tl: dict, timeout: float, work: Path, 
         except (OSError, ValueError):
             r.result = {}
         job.runs[step] = r
+        if step == "racecheck" and not r.timed_out:
+            steps += follow_up_steps(job, findings, r.output)
         if step in ("plain", "plain-diff") and r.result.get("error") == "compile":
             break  # nothing else can run
         if step in ("plain", "plain-diff") and r.timed_out and "synccheck" not in steps:

@@ -13,6 +13,7 @@ from . import ncu_source as ncs
 from .execute import FLOAT_RTOL
 from .plan import KernelJob, is_global_race
 from .proc import Run
+from .shared_hazards import second_look
 from .tool_output import at_location, records
 
 
@@ -238,7 +239,7 @@ def judge_race(f: Finding, job: KernelJob) -> Confirmation:
     hazards = ev.parse_racecheck(rc.output)
     hit = race_at_line(f, hazards, "compute-sanitizer racecheck", _geom_text(job))
     if hit:
-        return hit
+        return second_look(f, job, hit)
     logged = judge_access_log(f, job, {f.line} | _related_lines(f))  # racecheck does not track atomics
     if logged:
         return logged

@@ -41,6 +41,7 @@ class KernelJob:
     log_sites: list = field(default_factory=list)  # access_log.Site per global access the access-log step logs
     log_note: str = ""  # why the accesses were not logged
     log_same_block: bool = False  # the log also judges two warps of one block (barrier epochs)
+    data_positions: dict = field(default_factory=dict)  # line -> buffers whose values place its shared accesses
 
     def peers(self, f: Finding) -> list[int]:
         """Other lines of the kernel that the static pass flags for the same category."""
@@ -70,6 +71,18 @@ def _accesses(kern) -> dict:
     for e in getattr(kern, "events", ()):
         if hasattr(e, "width"):
             out.setdefault(e.loc.line, set()).add((e.kind, e.width))
+    return out
+
+
+def _data_positions(kern) -> dict:
+    """line -> the arrays whose loaded values reach the offset of a shared access there (`s[ranks[t]]`)."""
+    from cudalint.model import Access, syms
+    out: dict = {}
+    for e in getattr(kern, "events", ()):
+        if isinstance(e, Access) and e.array.space == "shared":
+            names = {s.name.split("@")[0] for s in syms(e.offset) if s.origin == "value" and "@" in s.name}
+            if names:
+                out.setdefault(e.loc.line, set()).update(names)
     return out
 
 
@@ -139,7 +152,8 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
         if key in jobs:
             jobs[key].findings.append(i)
             continue
-        job = KernelJob(path, f.kernel, [i], geometry=geom, lines_offset=offset, accesses=_accesses(kern))
+        job = KernelJob(path, f.kernel, [i], geometry=geom, lines_offset=offset, accesses=_accesses(kern),
+                        data_positions=_data_positions(kern))
         jobs[key] = job
         kernels[key] = kern
         if "skip" in ovr:

@@ -24,7 +24,9 @@ How one kernel finding is confirmed
    misaligned-access     ``compute-sanitizer --tool memcheck``: a misaligned report at the line (in
                          the -G build; else in the optimised one, where a load may be reported at
                          its value's use); else the launch's ``cudaErrorMisalignedAddress``
-   data-race             shared: ``--tool racecheck`` hazards at the line; global (racecheck does not
+   data-race             shared: ``--tool racecheck`` hazards at the line, unless every write there
+                         stores the value its byte held, or the hazards go with repeated positions in
+                         the runner's data (:mod:`cudalint.gpu.shared_hazards`); global (racecheck does not
                          see global memory): the flagged accesses logged as they happen, two blocks
                          at one address through a racing pair (:mod:`cudalint.gpu.access_log`), else
                          differential runs (identical inputs, outputs that differ beyond float

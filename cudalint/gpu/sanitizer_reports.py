@@ -37,6 +37,8 @@ class RaceHazard:
     hazard_type: str | None = None  # RAW / WAR / WAW (hazard mode)
     address_space: str | None = None  # "shared"
     block: tuple[int, int, int] | None = None
+    # hazard mode, per byte: the byte the address held and the byte the write stores
+    values: tuple[str, str] | None = None
 
     @property
     def kernel(self) -> str | None:
@@ -73,6 +75,7 @@ _HAZ_HEAD_RE = re.compile(
 _HAZ_ACCESS_RE = re.compile(
     r"^(?P<kind>Write|Read|Atomic)\s+Thread\s+\((?P<t>[^)]*)\)\s+at\s+(?P<loc>.*)$", re.I
 )
+_HAZ_VALUES_RE = re.compile(r"^Current Value\s*:\s*(?P<cur>\S+?)\s*,\s*Incoming Value\s*:\s*(?P<inc>\S+)", re.I)
 
 
 def _sev(s: str) -> str:
@@ -145,6 +148,7 @@ def parse_racecheck(text: str) -> list[RaceHazard]:
                     if _HAZ_HEAD_RE.match(lines[j]) or _RACE_HEAD_RE.match(lines[j]):
                         break
                 j += 1
+            vm = _HAZ_VALUES_RE.match(lines[j]) if j < len(lines) else None
             if len(accesses) == 2:
                 space = m.group("space").strip("_")
                 out.append(
@@ -159,9 +163,10 @@ def parse_racecheck(text: str) -> list[RaceHazard]:
                         hazard_type=m.group("type").upper(),
                         address_space=space,
                         block=parse_triple(m.group("block")) if m.group("block") else None,
+                        values=(vm.group("cur"), vm.group("inc")) if vm else None,
                     )
                 )
-                i = j
+                i = j + (vm is not None)
                 continue
         i += 1
     return out
