@@ -293,17 +293,18 @@ def test_a_check_macro_is_made_to_fail_where_it_expands():
 
 @pytest.mark.skipif(not runner.tools()["compute-sanitizer"], reason="needs compute-sanitizer")
 def test_shared_hazards_of_stores_that_agree_or_of_the_runners_repeated_data_are_not_confirmed():
-    """racecheck reports hazards at all three probed lines; hazard mode shows every thread
-    storing one pointer (reread_own_store.cu:9), a rerun with distinct `ranks` none at
-    benign_and_data.cu:40. `who = threadIdx.x` (line 17) stays a race."""
+    """racecheck reports hazards at every probed line; hazard mode shows every thread storing one
+    pointer (reread_own_store.cu:9), a rerun with distinct `ranks` none at benign_and_data.cu:40.
+    `who = threadIdx.x` (line 17) and its read (line 18, racecheck's second "and" line) stay races."""
     def probe(rel, line, kernel):
         return Finding("CUDA201", "probe", "data-race", "error", str(ROOT / rel), line, 1, line, 1, "probe",
                        kernel=kernel)
 
     fs = [probe("fixtures/races/reread_own_store.cu", 9, "pick_tile"),
           probe("fixtures/races/reread_own_store.cu", 17, "last_writer"),
+          probe("fixtures/races/reread_own_store.cu", 18, "last_writer"),
           probe("fixtures/races/benign_and_data.cu", 40, "place")]
-    agree, differ, ranks = [f.confirmation for f in runner.confirm(fs, Settings(), timeout=120)]
-    assert agree.status == "not-reproduced" and "storing the value the byte already held" in agree.detail, agree
-    assert differ.status == "confirmed", differ
+    agree, differ, read, ranks = [f.confirmation for f in runner.confirm(fs, Settings(), timeout=120)]
+    assert agree.status == "not-reproduced" and "are reads of a value every thread stores" in agree.detail, agree
+    assert differ.status == "confirmed" and read.status == "confirmed", (differ, read)
     assert ranks.status == "not-reproduced" and "distinct values in `ranks`" in ranks.detail, ranks

@@ -40,39 +40,70 @@ def _job(**runs):
     return job
 
 
-def _complete(text: str) -> str:
-    """The capture as racecheck prints it when nothing is cut (all 40 reports shown)."""
-    return re.sub(r"RACECHECK SUMMARY: .*", "RACECHECK SUMMARY: 40 hazards displayed (40 errors, 0 warnings)", text)
+def _values_job(kernel_lines, reads_after_own_store, values_output, analysis):
+    job = _job(**{shared_hazards.VALUES: _run("v", values_output)})
+    job.path = "same_value.cu"
+    job.runs["racecheck"] = _run("racecheck", analysis)
+    job.reads_after_own_store = reads_after_own_store
+    job.lines = {"data-race": set(kernel_lines)}
+    return job
+
+
+AGREE = (DATA / "racecheck_hazard_same_value_agree.txt").read_text()
+AGREE_ANALYSIS = (DATA / "racecheck_analysis_same_value_agree.txt").read_text()
 
 
 def test_hazard_mode_reports_carry_each_bytes_values():
     hz = ev.parse_racecheck(HAZARDS)
     assert len(hz) == 40 and (hz[0].hazard_type, hz[0].values) == ("WAR", ("0", "192"))
     assert hz[1].values == ("0", "0")  # the high bytes of a small int agree even where the race is real
-    assert all(h.lines == (10, 9) for h in hz)
+    agree = ev.parse_racecheck(AGREE)
+    assert {h.hazard_type for h in agree} == {"RAW"} and agree[0].values == ("8", None)
+    differ = ev.parse_racecheck((DATA / "racecheck_hazard_same_value_differ.txt").read_text())
+    waw = [h for h in differ if h.hazard_type == "WAW"]
+    assert len(waw) == 126 and waw[0].values == ("32", "33")
+    # analysis mode: one store racing with two accesses, an "and ..." line each
+    both = ev.parse_racecheck((DATA / "racecheck_analysis_same_value_differ.txt").read_text())
+    assert [(h.lines, h.count) for h in both] == [((18, 18), 126), ((18, 19), 8)]
+
+
+def test_reads_of_a_pointer_every_thread_stores_are_not_a_reproduced_race():
+    """same_value.cu's `agree` (H200): every thread stores `tile` to `row` (line 10) and reads it
+    back (line 11); hazard mode shows reads after stores only, no store disagreeing with another."""
+    job = _values_job({10, 11}, {11}, AGREE, AGREE_ANALYSIS)
+    for line in (10, 11):
+        c = judges.judge_race(_race(line, "same_value.cu"), job)
+        assert c.status == "not-reproduced", c
+        assert c.detail.startswith("racecheck reports hazards at line %d (error: race between Write at line 10 / "
+                                   "Read at line 11 [16 hazards]" % line), c
+        assert "all 16 report(s) at lines 10, 11 are reads of a value every thread stores" in c.detail, c
+
+
+def test_stores_that_differ_stay_a_race():
+    """`differ`: each thread stores its own index: 126 WAW reports (32 -> 33, ...)."""
+    job = _values_job({18, 19}, {19}, (DATA / "racecheck_hazard_same_value_differ.txt").read_text(),
+                      (DATA / "racecheck_analysis_same_value_differ.txt").read_text())
+    for line in (18, 19):
+        c = judges.judge_race(_race(line, "same_value.cu"), job)
+        assert (c.status, c.method) == ("confirmed", "compute-sanitizer racecheck"), c
+
+
+@pytest.mark.parametrize("why", ["reader did not store first", "cut", "killed"])
+def test_reads_of_one_value_count_only_when_the_whole_story_is_shown(why):
+    job = _values_job({10, 11}, set() if why.startswith("reader") else {11},
+                      (DATA / "racecheck_hazard_same_value_limit5.txt").read_text() if why == "cut" else AGREE,
+                      AGREE_ANALYSIS)
+    job.runs[shared_hazards.VALUES].timed_out = why == "killed"
+    assert judges.judge_race(_race(11, "same_value.cu"), job).status == "confirmed"
 
 
 def test_a_real_race_stays_confirmed():
-    """Some bytes change (0 -> 192): what the reader gets depends on the order."""
-    c = judges.judge_race(_race(10), _job(**{shared_hazards.VALUES: _run("v", _complete(HAZARDS))}))
+    """race_probe.cu (H200, 40 reports shown as if nothing were cut): a store after a read that
+    changes the byte (0 -> 192)."""
+    complete = re.sub(r"RACECHECK SUMMARY: .*", "RACECHECK SUMMARY: 40 hazards displayed (40 errors, 0 warnings)",
+                      HAZARDS)
+    c = judges.judge_race(_race(10), _job(**{shared_hazards.VALUES: _run("v", complete)}))
     assert (c.status, c.method) == ("confirmed", "compute-sanitizer racecheck"), c
-
-
-def test_stores_that_agree_in_every_byte_are_not_a_reproduced_race():
-    agree = re.sub(r"Incoming Value : \d+", "Incoming Value : 0", _complete(HAZARDS))
-    c = judges.judge_race(_race(10), _job(**{shared_hazards.VALUES: _run("v", agree)}))
-    assert c.status == "not-reproduced", c
-    assert "every one of the 40 per-byte report(s) at line 10 shows a write storing the value the byte already held" \
-        in c.detail and "[1024 hazards]" in c.detail, c
-
-
-@pytest.mark.parametrize("why", ["cut", "killed", "no values"])
-def test_stores_that_agree_only_as_far_as_shown_leave_the_hazard_confirmed(why):
-    agree = re.sub(r"Incoming Value : \d+", "Incoming Value : 0", HAZARDS if why == "cut" else _complete(HAZARDS))
-    if why == "no values":
-        agree = re.sub(r".*Current Value.*\n", "", agree)
-    run = _run("v", agree, timed_out=why == "killed")
-    assert judges.judge_race(_race(10), _job(**{shared_hazards.VALUES: run})).status == "confirmed"
 
 
 CLEAN = "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"

@@ -42,6 +42,7 @@ class KernelJob:
     log_note: str = ""  # why the accesses were not logged
     log_same_block: bool = False  # the log also judges two warps of one block (barrier epochs)
     data_positions: dict = field(default_factory=dict)  # line -> buffers whose values place its shared accesses
+    reads_after_own_store: set = field(default_factory=set)  # lines of shared reads of a word the thread stored
 
     def peers(self, f: Finding) -> list[int]:
         """Other lines of the kernel that the static pass flags for the same category."""
@@ -83,6 +84,23 @@ def _data_positions(kern) -> dict:
             names = {s.name.split("@")[0] for s in syms(e.offset) if s.origin == "value" and "@" in s.name}
             if names:
                 out.setdefault(e.loc.line, set()).update(names)
+    return out
+
+
+def _reads_after_own_store(kern) -> set[int]:
+    """Lines of shared reads that each thread makes after storing that word itself, under the same
+    conditions and loops (`row = tile; row[t] = v;`): no other thread's store of the same value
+    can change what such a read sees."""
+    from cudalint.model import Access
+    stores, out = [], set()
+    for e in getattr(kern, "events", ()):
+        if not isinstance(e, Access) or e.array.space != "shared":
+            continue
+        if e.kind == "write":
+            stores.append(e)
+        elif e.kind == "read" and any(w.array == e.array and w.offset == e.offset and w.loops == e.loops
+                                      and set(w.guard) <= set(e.guard) for w in stores):
+            out.add(e.loc.line)
     return out
 
 
@@ -153,7 +171,7 @@ def plan_kernel_jobs(path: str, findings: list, idxs: list, settings) -> list[Ke
             jobs[key].findings.append(i)
             continue
         job = KernelJob(path, f.kernel, [i], geometry=geom, lines_offset=offset, accesses=_accesses(kern),
-                        data_positions=_data_positions(kern))
+                        data_positions=_data_positions(kern), reads_after_own_store=_reads_after_own_store(kern))
         jobs[key] = job
         kernels[key] = kern
         if "skip" in ovr:

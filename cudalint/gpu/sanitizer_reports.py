@@ -37,8 +37,8 @@ class RaceHazard:
     hazard_type: str | None = None  # RAW / WAR / WAW (hazard mode)
     address_space: str | None = None  # "shared"
     block: tuple[int, int, int] | None = None
-    # hazard mode, per byte: the byte the address held and the byte the write stores
-    values: tuple[str, str] | None = None
+    # hazard mode, per byte: the byte the address held and (WAR, WAW) the byte the write stores
+    values: tuple[str, str | None] | None = None
 
     @property
     def kernel(self) -> str | None:
@@ -75,7 +75,7 @@ _HAZ_HEAD_RE = re.compile(
 _HAZ_ACCESS_RE = re.compile(
     r"^(?P<kind>Write|Read|Atomic)\s+Thread\s+\((?P<t>[^)]*)\)\s+at\s+(?P<loc>.*)$", re.I
 )
-_HAZ_VALUES_RE = re.compile(r"^Current Value\s*:\s*(?P<cur>\S+?)\s*,\s*Incoming Value\s*:\s*(?P<inc>\S+)", re.I)
+_HAZ_VALUES_RE = re.compile(r"^Current Value\s*:\s*(?P<cur>[^,\s]+)(?:\s*,\s*Incoming Value\s*:\s*(?P<inc>\S+))?", re.I)
 
 
 def _sev(s: str) -> str:
@@ -122,18 +122,21 @@ def parse_racecheck(text: str) -> list[RaceHazard]:
             if tail is None:
                 i += 1
                 continue
-            out.append(
-                RaceHazard(
-                    severity=_sev(m.group("sev")),
-                    first_access=m.group("a1").capitalize(),
-                    second_access=tail.group("a2").capitalize(),
-                    first=parse_location(loc1),
-                    second=parse_location(tail.group("loc2")),
-                    count=parse_int(tail.group("n")) if tail.group("n") else 1,
-                    category=(m.group("cat") or None),
-                    address_space="shared",
+            while tail is not None:  # one access can race with several: an "and ..." line each
+                out.append(
+                    RaceHazard(
+                        severity=_sev(m.group("sev")),
+                        first_access=m.group("a1").capitalize(),
+                        second_access=tail.group("a2").capitalize(),
+                        first=parse_location(loc1),
+                        second=parse_location(tail.group("loc2")),
+                        count=parse_int(tail.group("n")) if tail.group("n") else 1,
+                        category=(m.group("cat") or None),
+                        address_space="shared",
+                    )
                 )
-            )
+                tail = _RACE_TAIL_RE.match(lines[j]) if j < len(lines) else None
+                j += tail is not None
             i = j
             continue
         m = _HAZ_HEAD_RE.match(line)

@@ -4,10 +4,12 @@ racecheck reports two unordered accesses to one shared byte whatever they store,
 own data decides which bytes meet. Two patterns that the static rules leave out on purpose make
 hazards that are no race a user would fix:
 
-* **stores that agree**: every thread stores the value the word already holds (each stores one
-  pointer and reads it back). Hazard mode (``--racecheck-report hazard``) prints, per byte, the
-  value the address held and the value the write stores; where they agree in every report at the
-  line, no order of the threads changes what any of them reads.
+* **stores that agree**: every thread stores one value to a word and reads it back (one pointer).
+  racecheck's hazard mode (``--racecheck-report hazard``) types each report: two stores (WAW)
+  only where their values differ (the H200 shows none for stores that agree), a read after a store
+  (RAW), a store after a read (WAR, with the byte's value before and after). Where every report at
+  the line is a RAW whose reader stored the word itself first (the static model says so), or a WAR
+  that leaves the byte as it was, no order of the threads changes what any of them reads.
 * **positions from data** (``s[ranks[t]] = v``): the runner fills such index buffers so that values
   meet, as neighbours do in a graph. The job runs racecheck again with each buffer that places a
   flagged shared access holding distinct values (0, 1, 2, ...); where the hazard goes away, the race
@@ -64,15 +66,29 @@ def _complete(output: str) -> bool:
 
 
 def _stores_agree(f: Finding, job) -> str | None:
+    """Hazard mode reports a write and a write (WAW) only where their values differ; a read after
+    a write (RAW) where the reading thread stored the word itself first (the static model's
+    `reads_after_own_store`) then reads that one value in any order."""
     r = job.runs.get(VALUES)
     if r is None or r.timed_out or not _complete(r.output):
         return None
-    hits = [h for h in ev.parse_racecheck(r.output) if h.touches(f.path, f.line)]
-    if not hits or any(h.values is None or h.values[0] != h.values[1] for h in hits):
+    hazards = ev.parse_racecheck(r.output)
+    hits = [h for h in hazards if h.touches(f.path, f.line)]
+    lines = {line for h in hits for line in h.lines}
+    near = [h for h in hazards if any(h.touches(f.path, line) for line in lines)]
+    if not hits or not all(_read_of_one_value(h, job) for h in near):
         return None
-    return (f"in racecheck's hazard mode every one of the {len(hits)} per-byte report(s) at line {f.line} shows a "
-            f"write storing the value the byte already held: the threads store one value, and no order of them "
-            f"changes what any thread reads")
+    return (f"in racecheck's hazard mode all {len(near)} report(s) at lines {', '.join(map(str, sorted(lines)))} "
+            f"are reads of a value every thread stores: no two stores there disagree (racecheck reports those as "
+            f"WAW hazards), and each thread stores the word itself before it reads it, so no order of the "
+            f"threads changes what any of them reads")
+
+
+def _read_of_one_value(h, job) -> bool:
+    if h.hazard_type == "WAR":  # a store after a read: harmless only where it stores the byte's value
+        return h.values is not None and h.values[0] == h.values[1]
+    read = h.second if h.second_access == "Read" else h.first
+    return h.hazard_type == "RAW" and read.line in job.reads_after_own_store
 
 
 def _needs_repeats(f: Finding, job) -> str | None:
