@@ -139,6 +139,15 @@ def test_reruns_are_planned_only_for_hazards_at_a_flagged_line():
     (job,) = plan.plan_kernel_jobs(path, [f], [0], Settings())
     at_9 = ANALYSIS.replace("race_probe.cu:9", "reread_own_store.cu:9")
     assert job.data_positions == {} and shared_hazards.follow_up_steps(job, [f], at_9) == [shared_hazards.VALUES]
+    assert job.reads_after_own_store == {10}  # `row[threadIdx.x]` reads `row`, which the thread stored at line 9
+
+
+def test_a_line_that_also_reads_a_neighbours_word_is_not_a_read_of_ones_own_store():
+    """`s[tid] += s[tid + 16]` reads the word the thread stored a line before and its neighbour's."""
+    path = str(ROOT / "fixtures/races/warp_sync_reduce.cu")
+    f = Finding("CUDA202", "warp-race", "data-race", "error", path, 14, 1, 14, 1, "m", kernel="reduce_last_warp_unsynced")
+    (job,) = plan.plan_kernel_jobs(path, [f], [0], Settings())
+    assert job.reads_after_own_store == set()
 
 
 def test_child_fills_distinct_values_within_the_range():

@@ -88,20 +88,21 @@ def _data_positions(kern) -> dict:
 
 
 def _reads_after_own_store(kern) -> set[int]:
-    """Lines of shared reads that each thread makes after storing that word itself, under the same
+    """Lines whose every shared read is of a word the thread stored itself before, under the same
     conditions and loops (`row = tile; row[t] = v;`): no other thread's store of the same value
     can change what such a read sees."""
     from cudalint.model import Access
-    stores, out = [], set()
+    stores, own, other = [], set(), set()
     for e in getattr(kern, "events", ()):
         if not isinstance(e, Access) or e.array.space != "shared":
             continue
         if e.kind == "write":
             stores.append(e)
-        elif e.kind == "read" and any(w.array == e.array and w.offset == e.offset and w.loops == e.loops
-                                      and set(w.guard) <= set(e.guard) for w in stores):
-            out.add(e.loc.line)
-    return out
+        elif e.kind == "read":
+            mine = any(w.array == e.array and w.offset == e.offset and w.loops == e.loops
+                       and set(w.guard) <= set(e.guard) for w in stores)
+            (own if mine else other).add(e.loc.line)
+    return own - other
 
 
 def _aliased_args(args: list, aliased: str | None) -> list:
