@@ -25,6 +25,7 @@ from __future__ import annotations
 from cudalint.findings import Confirmation, Finding
 
 from . import evidence as ev
+from .tool_output import touches
 
 VALUES, DISTINCT = "racecheck-values", "racecheck-distinct"
 VALUE_REPORTS = 20000  # hazard mode prints one report per byte and thread pair; past this it is cut
@@ -88,7 +89,7 @@ def _read_of_one_value(h, job) -> bool:
     if h.hazard_type == "WAR":  # a store after a read: harmless only where it stores the byte's value
         return h.values is not None and h.values[0] == h.values[1]
     read = h.second if h.second_access == "Read" else h.first
-    return h.hazard_type == "RAW" and read.line in job.reads_after_own_store
+    return h.hazard_type == "RAW" and read.line in job.reads_after_own_store and touches((read,), job.path, read.line)
 
 
 def _needs_repeats(f: Finding, job) -> str | None:
