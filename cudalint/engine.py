@@ -7,6 +7,7 @@ import os
 import time
 import traceback
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from cudalint.columns import to_code_points
@@ -59,12 +60,16 @@ class FileResult:
     guessed_kernels: tuple = ()  # USRs of its kernels no launch in it gives a blockDim
     phases: tuple = ()  # (phase, seconds): parse, model, then each rule (analyses shared by rules
     # are paid by the first rule that asks), for --profile
+    deferred: bool = False  # parsed and modelled, rules not run yet (analyze_file's defer_guessed)
+    model_blob: bytes | None = field(default=None, repr=False)  # a deferred result's pickled model
 
 
-def analyze_file(path: str, settings: Settings) -> FileResult:
+def analyze_file(path: str, settings: Settings, defer_guessed: bool = False) -> FileResult:
     """One file, in this process. Never raises: a failure becomes an error diagnostic (the file
-    is then reported as not fully checked, see cudalint.outcomes)."""
-    from cudalint.analysis.races import PAIR_CAP
+    is then reported as not fully checked, see cudalint.outcomes). `defer_guessed`: where a kernel
+    of the file has no launch in it (another file of the run may give its blockDim), stop after
+    the model and return it, pickled, in a `deferred` result: `check_deferred` runs the rules on
+    it once the run's launches are known, so that the file is parsed once, not twice."""
     from cudalint.frontend.parse import parse
     from cudalint.frontend.tu import build_model
     start = time.monotonic()
@@ -79,6 +84,37 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
     except Exception as exc:  # never let one file stop the run
         return FileResult(path, [], [_failure(path, "while parsing", exc)],
                           [traceback.format_exc()] if settings.verbose else [])
+    facts, guessed = facts_of(model), guessed_kernels(model, settings)
+    if defer_guessed and guessed and not settings.launches_only:
+        blob = _pickled(model)
+        if blob is not None:
+            return FileResult(path, [], [], [], time.monotonic() - start, len(model.kernels), includes,
+                              launch_facts=facts, guessed_kernels=guessed, phases=tuple(phases), deferred=True,
+                              model_blob=blob)
+    return _check_model(path, model, settings, start, includes, phases, facts, guessed)
+
+
+def check_deferred(deferred: FileResult, settings: Settings) -> FileResult:
+    """The rules of a deferred result's file (see analyze_file), on its model, as analyze_file
+    with `settings` gives them; the file's time budget is what its parse and model left of it."""
+    import pickle
+    spent = sum(t for _, t in deferred.phases)
+    start = time.monotonic() - spent
+    return _check_model(deferred.path, pickle.loads(deferred.model_blob), settings, start, deferred.includes,
+                        list(deferred.phases), deferred.launch_facts, deferred.guessed_kernels)
+
+
+def _pickled(model) -> bytes | None:
+    import pickle
+    try:
+        return pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # a model that does not pickle has its rules run at once, as without deferring
+        return None
+
+
+def _check_model(path: str, model, settings: Settings, start: float, includes, phases: list, facts,
+                 guessed) -> FileResult:
+    from cudalint.analysis.races import PAIR_CAP
     ctx = FileContext(model, settings, start + settings.file_budget_s)
     findings, diags = [], list(model.diagnostics)
     for rule in () if settings.launches_only else selected(settings.select, settings.ignore):
@@ -100,8 +136,7 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
     findings = _first_per_place(sorted(set(findings), key=Finding.sort_key))
     notes = list(model.notes) + [f"{what}: {why}" for what, why in ctx.skipped]
     return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels), includes,
-                      launch_facts=facts_of(model), guessed_kernels=guessed_kernels(model, settings),
-                      phases=tuple(phases))
+                      launch_facts=facts, guessed_kernels=guessed, phases=tuple(phases))
 
 
 def file_model(path: str, settings: Settings) -> FileModel:
@@ -147,24 +182,31 @@ def analyze_all(paths: list[str], settings: Settings, jobs: int = 0, cache=None,
                 progress=None) -> list[FileResult]:
     """Results in the order of `paths`, whatever the job count. `cache`: a cudalint.cache.Cache
     (hits skip the work; each result is stored as it arrives, so an interrupted run keeps what it
-    finished); `progress(done, total, path)` is called as files finish (path: the last to finish). Files run in worker processes
-    under a hard time limit (cudalint.workers), also at jobs=1. Files whose kernels other files
-    launch are then checked again with those launches, also where the launch is in a file beside
-    them that the run does not name (cudalint.launch_index)."""
-    results = _analyze_each(paths, settings, jobs, cache, progress)
+    finished); `progress(done, total, path)` is called as files finish (path: the last to finish).
+    Files run in worker processes under a hard time limit (cudalint.workers), also at jobs=1.
+    A file with a kernel it does not launch itself is checked once the launches of the whole run
+    are known, with those of other files (cudalint.launch_index), also where the launch is in a
+    file beside it that the run does not name; its parse and model are not made twice."""
+    results = _analyze_each(paths, settings, jobs, cache, progress, defer=True)
     beside = context_files(results, settings, paths)
     context = _analyze_each(beside, replace(settings, launches_only=True), jobs, cache, None) if beside else []
+    plan = second_pass(results, settings, context)
     again: dict = {}
-    for i, s in second_pass(results, settings, context).items():
-        again.setdefault(s, []).append(i)
+    for i, r in enumerate(results):
+        if r.deferred or i in plan:
+            again.setdefault(plan.get(i, settings), []).append(i)
     for s, indices in sorted(again.items(), key=lambda item: item[1]):
-        for i, r in zip(indices, _analyze_each([paths[i] for i in indices], s, jobs, cache, None)):
+        done = _analyze_each([paths[i] for i in indices], s, jobs, cache, None, [results[i] for i in indices])
+        for i, r in zip(indices, done):
             results[i] = r
     return results
 
 
-def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, progress) -> list[FileResult]:
-    """analyze_file for each path, through the cache and the workers."""
+def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, progress, earlier=None,
+                  defer: bool = False) -> list[FileResult]:
+    """analyze_file for each path, through the cache and the workers. `earlier`: each file's
+    result of the run's first pass, whose model a deferred one holds (the rules then run on it);
+    `defer`: analyze_file's defer_guessed (only the first pass defers)."""
     results: list[FileResult | None] = [None] * len(paths)
     keys = [None] * len(paths)
     todo = []
@@ -172,6 +214,8 @@ def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, progre
         if cache is not None:
             keys[i] = cache.key(p, settings)
             results[i] = cache.get(keys[i])
+            if results[i] is not None and results[i].deferred and not defer:
+                results[i] = None  # only the launches of a file whose rules have not run
         if results[i] is None:
             todo.append(i)
     done = len(paths) - len(todo)
@@ -187,17 +231,30 @@ def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, progre
         if progress:
             progress(done, len(paths), result.path)
 
-    def lost(i: int, path: str, why: str, seconds: float) -> None:
-        finished(i, lost_result(path, why, seconds, settings.file_budget_s))
+    def lost(i: int, why: str, seconds: float) -> None:
+        finished(i, lost_result(paths[i], why, seconds, settings.file_budget_s))
 
     if todo:
         from cudalint import workers
-        from cudalint.frontend.parse import prepare
         _preload(settings)
         jobs = jobs or min(os.cpu_count() or 1, 8)
-        workers.run([(i, paths[i]) for i in todo], settings, min(jobs, len(todo)),
-                    (prepare, analyze_file), finished, lost)
+        kept = [earlier[i] if earlier and earlier[i].model_blob is not None else paths[i] for i in range(len(paths))]
+        workers.run([(i, kept[i]) for i in todo], settings, min(jobs, len(todo)),
+                    (_prepare, partial(_analyze, defer=defer)), finished, lost)
     return results
+
+
+def _prepare(job, settings: Settings) -> None:
+    from cudalint.frontend.parse import prepare
+    if isinstance(job, str):
+        prepare(job, settings)
+
+
+def _analyze(job, settings: Settings, defer: bool) -> FileResult:
+    """A worker's job: a path to analyse, or a deferred result whose rules are to run."""
+    if isinstance(job, str):
+        return analyze_file(job, settings, defer_guessed=defer)
+    return check_deferred(job, settings)
 
 
 def _preload(settings: Settings) -> None:

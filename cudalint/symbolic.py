@@ -9,6 +9,7 @@ and say so with NeedsBitVectors so that the caller falls back to bit-vectors."""
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 import z3
@@ -186,8 +187,12 @@ def solver(ints: bool = False, functions: bool = False) -> z3.Solver:
     incremental SAT core refuses at the first push after a check ("apply simplifier before
     invoking translator"): QF_UFBV then."""
     if ints:
-        return z3.Solver()
+        return IntSolver()
     return z3.SolverFor("QF_UFBV" if functions else "QF_BV")
+
+
+class IntSolver(z3.Solver):
+    """z3's default solver, for integer queries (check() may also try bounded-integer tactics)."""
 
 
 def assert_all(solver: z3.Solver, facts) -> None:
@@ -201,9 +206,47 @@ def assert_all(solver: z3.Solver, facts) -> None:
             solver.add(f)
 
 
+# A linear integer query whose unknowns are all bounded (thread and block ids, loop counters and
+# arguments, each within its 32-bit range) is settled in milliseconds by z3's bounded-integer
+# tactics (the integers encoded as pseudo-Boolean bits, then SAT), where the default solver can
+# search past its timeout: `128*b1 + t1 + 8192*i1 == 128*b2 + t2 + 8192*i2` between distinct
+# blocks took it over 2 s (MT's boxmuller), the tactics 30 ms. Most queries the default solver
+# settles at once, and its model is the one every witness came from, so it goes first; the
+# tactics get a query it has not settled in FIRST_MS.
+FIRST_MS = 250
+
+
 def check(solver: z3.Solver, timeout_ms: int):
     """'sat' with a model, 'unsat', or 'unknown' (timeouts included)."""
+    if not isinstance(solver, IntSolver) or timeout_ms <= FIRST_MS:
+        return _check(solver, timeout_ms)
+    start = time.monotonic()
+    status, model = _check(solver, FIRST_MS)
+    if status == "unknown":
+        status, model = _bounded(solver, timeout_ms - FIRST_MS)
+    left = timeout_ms - int((time.monotonic() - start) * 1000)
+    if status == "unknown" and left > 0:
+        status, model = _check(solver, left)
+    return status, model
+
+
+def _bounded(solver: z3.Solver, timeout_ms: int):
+    """The query's answer by bit-blasting its bounded integers, or 'unknown' where it has an
+    unbounded or non-linear term (the tactics then refuse it at once)."""
+    tactic = z3.Then("simplify", "propagate-ineqs", "normalize-bounds", "lia2pb", "pb2bv", "simplify",
+                     "bit-blast", "sat", ctx=solver.ctx)
+    pre = tactic.solver()
+    pre.set("timeout", timeout_ms)
+    pre.add(solver.assertions())
+    return _answer(pre)
+
+
+def _check(solver: z3.Solver, timeout_ms: int):
     solver.set("timeout", timeout_ms)
+    return _answer(solver)
+
+
+def _answer(solver: z3.Solver):
     r = solver.check()
     if r == z3.sat:
         return "sat", solver.model()
@@ -262,7 +305,7 @@ def _minimize_one(solver, term, model, timeout_ms, within, steps: int = 34):
         mid = (lo + hi) // 2
         solver.push()
         solver.add(at_most(mid))
-        status, m = check(solver, timeout_ms)  # the timeout only guards against a stalled z3
+        status, m = _check(solver, timeout_ms)  # the timeout only guards against a stalled z3
         solver.pop()
         if m is not None:
             best, hi = m, min(mid, m.eval(term, model_completion=True).as_long())
