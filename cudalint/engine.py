@@ -60,16 +60,17 @@ class FileResult:
     guessed_kernels: tuple = ()  # USRs of its kernels no launch in it gives a blockDim
     phases: tuple = ()  # (phase, seconds): parse, model, then each rule (analyses shared by rules
     # are paid by the first rule that asks), for --profile
-    deferred: bool = False  # parsed and modelled, rules not run yet (analyze_file's defer_guessed)
+    deferred: bool = False  # parsed and modelled, rules not run yet (analyze_file's `defer`)
     model_blob: bytes | None = field(default=None, repr=False)  # a deferred result's pickled model
+    weight: int = 0  # a deferred result's estimate of its rules' work (analyze_all starts the heaviest first)
 
 
-def analyze_file(path: str, settings: Settings, defer_guessed: bool = False) -> FileResult:
+def analyze_file(path: str, settings: Settings, defer: bool = False) -> FileResult:
     """One file, in this process. Never raises: a failure becomes an error diagnostic (the file
-    is then reported as not fully checked, see cudalint.outcomes). `defer_guessed`: where a kernel
-    of the file has no launch in it (another file of the run may give its blockDim), stop after
-    the model and return it, pickled, in a `deferred` result: `check_deferred` runs the rules on
-    it once the run's launches are known, so that the file is parsed once, not twice."""
+    is then reported as not fully checked, see cudalint.outcomes). `defer`: where a kernel of the
+    file has no launch in it (another file of the run may give its blockDim), stop after the
+    model and return it, pickled, in a `deferred` result: `check_deferred` runs the rules on it
+    once the launches of the whole run are known (analyze_all), so that it is parsed once."""
     from cudalint.frontend.parse import parse
     from cudalint.frontend.tu import build_model
     start = time.monotonic()
@@ -85,13 +86,26 @@ def analyze_file(path: str, settings: Settings, defer_guessed: bool = False) -> 
         return FileResult(path, [], [_failure(path, "while parsing", exc)],
                           [traceback.format_exc()] if settings.verbose else [])
     facts, guessed = facts_of(model), guessed_kernels(model, settings)
-    if defer_guessed and guessed and not settings.launches_only:
+    if defer and guessed and not settings.launches_only:
         blob = _pickled(model)
         if blob is not None:
             return FileResult(path, [], [], [], time.monotonic() - start, len(model.kernels), includes,
                               launch_facts=facts, guessed_kernels=guessed, phases=tuple(phases), deferred=True,
-                              model_blob=blob)
+                              model_blob=blob, weight=_weight(model))
     return _check_model(path, model, settings, start, includes, phases, facts, guessed)
+
+
+def _weight(model) -> int:
+    """How much work a model's rules are, roughly, to start the heaviest first: pairs of
+    accesses to one array (the race check) and host functions (the host walk)."""
+    from collections import Counter
+
+    from cudalint.model import Access
+    pairs = 0
+    for kernel in model.kernels:
+        per_array = Counter(e.array for e in kernel.events if isinstance(e, Access))
+        pairs += sum(n * n for n in per_array.values())
+    return pairs + len(model.host_functions)
 
 
 def check_deferred(deferred: FileResult, settings: Settings) -> FileResult:
@@ -115,6 +129,8 @@ def _pickled(model) -> bytes | None:
 def _check_model(path: str, model, settings: Settings, start: float, includes, phases: list, facts,
                  guessed) -> FileResult:
     from cudalint.analysis.races import PAIR_CAP
+    from cudalint.symbolic import fresh_context
+    fresh_context()
     ctx = FileContext(model, settings, start + settings.file_budget_s)
     findings, diags = [], list(model.diagnostics)
     for rule in () if settings.launches_only else selected(settings.select, settings.ignore):
@@ -184,52 +200,57 @@ def analyze_all(paths: list[str], settings: Settings, jobs: int = 0, cache=None,
     (hits skip the work; each result is stored as it arrives, so an interrupted run keeps what it
     finished); `progress(done, total, path)` is called as files finish (path: the last to finish).
     Files run in worker processes under a hard time limit (cudalint.workers), also at jobs=1.
-    A file with a kernel it does not launch itself is checked once the launches of the whole run
-    are known, with those of other files (cudalint.launch_index), also where the launch is in a
-    file beside it that the run does not name; its parse and model are not made twice."""
-    results = _analyze_each(paths, settings, jobs, cache, progress, defer=True)
+    A file with a kernel that it does not launch itself waits for the launches of the whole run
+    after its model (cudalint.launch_index; also launches in files beside it that the run does
+    not name); then the rules of all such files run, heaviest first."""
+    finished: set = set()
+
+    def final(result: FileResult) -> None:
+        if progress and not result.deferred and result.path not in finished:
+            finished.add(result.path)
+            progress(len(finished), len(paths), result.path)
+
+    results = _analyze_each(paths, settings, jobs, cache, final, defer=True)
     beside = context_files(results, settings, paths)
-    context = _analyze_each(beside, replace(settings, launches_only=True), jobs, cache, None) if beside else []
+    context = _analyze_each(beside, replace(settings, launches_only=True), jobs, cache) if beside else []
     plan = second_pass(results, settings, context)
-    again: dict = {}
-    for i, r in enumerate(results):
-        if r.deferred or i in plan:
-            again.setdefault(plan.get(i, settings), []).append(i)
-    for s, indices in sorted(again.items(), key=lambda item: item[1]):
-        done = _analyze_each([paths[i] for i in indices], s, jobs, cache, None, [results[i] for i in indices])
-        for i, r in zip(indices, done):
+    again = sorted((i for i, r in enumerate(results) if r.deferred or i in plan), key=lambda i: -results[i].weight)
+    if again:  # each file with the launches of the others
+        done = _analyze_each([paths[i] for i in again], settings, jobs, cache, final, [results[i] for i in again],
+                             each=[plan.get(i, settings) for i in again])
+        for i, r in zip(again, done):
             results[i] = r
     return results
 
 
-def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, progress, earlier=None,
-                  defer: bool = False) -> list[FileResult]:
-    """analyze_file for each path, through the cache and the workers. `earlier`: each file's
-    result of the run's first pass, whose model a deferred one holds (the rules then run on it);
-    `defer`: analyze_file's defer_guessed (only the first pass defers)."""
+def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, final=None, earlier=None,
+                  defer: bool = False, each=None) -> list[FileResult]:
+    """analyze_file for each path, through the cache and the workers, in this order. `final(result)`
+    is called as each result arrives; `earlier`: each file's result of the run's first pass,
+    whose model a deferred one holds (the rules then run on it); `defer`: analyze_file's
+    (only the first pass defers); `each`: the settings of each file where they differ from
+    `settings` in the launches of other files alone."""
+    each = each or [settings] * len(paths)
     results: list[FileResult | None] = [None] * len(paths)
     keys = [None] * len(paths)
     todo = []
     for i, p in enumerate(paths):
         if cache is not None:
-            keys[i] = cache.key(p, settings)
+            keys[i] = cache.key(p, each[i])
             results[i] = cache.get(keys[i])
             if results[i] is not None and results[i].deferred and not defer:
                 results[i] = None  # only the launches of a file whose rules have not run
         if results[i] is None:
             todo.append(i)
-    done = len(paths) - len(todo)
-    if progress and done:
-        progress(done, len(paths), "")
+        elif final:
+            final(results[i])
 
     def finished(i: int, result: FileResult) -> None:
-        nonlocal done
         results[i] = result
-        if cache is not None:
+        if cache is not None:  # a deferred result: the launches a later run needs before the rules
             cache.put(keys[i], result)
-        done += 1
-        if progress:
-            progress(done, len(paths), result.path)
+        if final:
+            final(result)
 
     def lost(i: int, why: str, seconds: float) -> None:
         finished(i, lost_result(paths[i], why, seconds, settings.file_budget_s))
@@ -239,22 +260,25 @@ def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, progre
         _preload(settings)
         jobs = jobs or min(os.cpu_count() or 1, 8)
         kept = [earlier[i] if earlier and earlier[i].model_blob is not None else paths[i] for i in range(len(paths))]
-        workers.run([(i, kept[i]) for i in todo], settings, min(jobs, len(todo)),
+        workers.run([(i, (kept[i], each[i])) for i in todo], settings, min(jobs, len(todo)),
                     (_prepare, partial(_analyze, defer=defer)), finished, lost)
     return results
 
 
-def _prepare(job, settings: Settings) -> None:
+def _prepare(job, _) -> None:
     from cudalint.frontend.parse import prepare
-    if isinstance(job, str):
-        prepare(job, settings)
+    what, settings = job
+    if isinstance(what, str):
+        prepare(what, settings)
 
 
-def _analyze(job, settings: Settings, defer: bool) -> FileResult:
-    """A worker's job: a path to analyse, or a deferred result whose rules are to run."""
-    if isinstance(job, str):
-        return analyze_file(job, settings, defer_guessed=defer)
-    return check_deferred(job, settings)
+def _analyze(job, _, defer: bool) -> FileResult:
+    """A worker's job: (a path to analyse, or a deferred result whose rules are to run; the
+    file's settings)."""
+    what, settings = job
+    if isinstance(what, str):
+        return analyze_file(what, settings, defer=defer)
+    return check_deferred(what, settings)
 
 
 def _preload(settings: Settings) -> None:

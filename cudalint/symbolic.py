@@ -180,6 +180,13 @@ def conjuncts(guard) -> list:
     return out
 
 
+def fresh_context() -> None:
+    """Make what follows (one file's analyses) use a new z3 context: z3 numbers terms in the
+    order they are made and its search follows those numbers, so without this a witness could
+    depend on the files a worker process analysed before (and so on the job count)."""
+    z3.z3._main_ctx = None
+
+
 def solver(ints: bool = False, functions: bool = False) -> z3.Solver:
     """A solver for quantifier-free bit-vector queries (faster than the default portfolio), or
     z3's default for integer ones (linear in the main, non-linear where a size is unknown).

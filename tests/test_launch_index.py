@@ -125,3 +125,9 @@ def test_a_cached_file_whose_launch_went_away_is_checked_under_the_guess(tmp_pat
     main.unlink()
     alone = analyze_all([kernels], Settings(cuda_mode="shim"), jobs=1, cache=cache)
     assert _found(alone) == [("kernels.cu", 7, "CUDA201"), ("kernels.cu", 26, "CUDA204")]
+
+
+def test_progress_counts_each_file_once_when_its_rules_are_done():
+    calls = []
+    analyze_all([KERNELS, MAIN], Settings(cuda_mode="shim"), jobs=1, progress=lambda *a: calls.append(a))
+    assert sorted(calls) == [(1, 2, MAIN), (2, 2, KERNELS)]  # kernels.cu waits for main.cu's launches
