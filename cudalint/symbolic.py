@@ -13,6 +13,7 @@ import time
 from typing import Callable
 
 import z3
+from z3 import z3core
 
 from cudalint.model import Const, Op, Sym
 
@@ -34,7 +35,7 @@ class NeedsBitVectors(Exception):
 
 def in_range(x) -> list:
     """x fits a 32-bit signed int (the integer encoding's no-overflow condition)."""
-    return [x >= INT_MIN, x <= INT_MAX]
+    return [_int(">=", x, INT_MIN), _int("<=", x, INT_MAX)]
 
 
 def no_overflow(op: str, a, b) -> list:
@@ -100,7 +101,7 @@ def to_z3(e, var: Callable[[Sym], z3.ExprRef], side: list | None = None, ints: b
         return z3.Or(as_bool(a), as_bool(b))
     a, b = as_bv(a, ints), as_bv(b, ints)
     if op in _CMP:
-        return _CMP[op](a, b)
+        return _int(op, a, b) if ints else _CMP[op](a, b)
     if ints:
         r = _int_op(op, a, b)
         if side is not None and op in ("+", "-", "*", "<<"):
@@ -113,11 +114,14 @@ def to_z3(e, var: Callable[[Sym], z3.ExprRef], side: list | None = None, ints: b
 
 def _int_op(op: str, a, b):
     """C's `a op b` on integers; bit operations only where a constant makes them arithmetic."""
-    if op in ("+", "-", "*", "min", "max"):
-        return _ARITH[op](a, b)
+    if op in ("+", "-", "*"):
+        return _int(op, a, b)
+    if op in ("min", "max"):
+        return _ite(_int("<" if op == "min" else ">", a, b), a, b)
     if op in ("/", "%"):
-        quotient = z3.If(a >= 0, z3.If(b > 0, a / b, -(a / -b)), z3.If(b > 0, -(-a / b), -a / -b))
-        return quotient if op == "/" else a - b * quotient  # C truncates toward zero
+        quotient = _ite(_int(">=", a, 0), _ite(_int(">", b, 0), _int("/", a, b), -_int("/", a, -b)),
+                        _ite(_int(">", b, 0), -_int("/", -a, b), _int("/", -a, -b)))
+        return quotient if op == "/" else _int("-", a, _int("*", b, quotient))  # C truncates toward zero
     if op in ("<<", ">>") or _constant(b) is not None:
         c, other = _constant(b), a
     else:  # & | ^ commute
@@ -125,16 +129,49 @@ def _int_op(op: str, a, b):
     if c is None:
         raise NeedsBitVectors(op)
     if op == "<<" and 0 <= c < BITS:
-        return other * 2**c
+        return _int("*", other, 2**c)
     if op == ">>" and 0 <= c < BITS:
-        return other / 2**c  # floor, as an arithmetic shift
+        return _int("/", other, 2**c)  # floor, as an arithmetic shift
     if op == "&" and c >= 0 and c & (c + 1) == 0:
-        return other % (c + 1)  # a low-bit mask (z3's % is non-negative, as two's complement is)
+        return _int("%", other, c + 1)  # a low-bit mask (z3's % is non-negative, as two's complement is)
     if op == "&" and c < 0 and (-c) & (-c - 1) == 0:
-        return other - other % -c  # clears the low bits
+        return _int("-", other, _int("%", other, -c))  # clears the low bits
     if op in ("|", "^") and c == 0:
         return other
     raise NeedsBitVectors(op)
+
+
+# z3's operators on integer terms check and coerce both operands' sorts through a dozen calls into
+# z3 each (half of a race query's build time). The terms here are integers already: these make
+# the same terms (the same z3 calls, in the same order, a Python int made a numeral where the
+# operator would make it) without the checks.
+_MK_N = {"+": z3core.Z3_mk_add, "-": z3core.Z3_mk_sub, "*": z3core.Z3_mk_mul}
+_MK_2 = {"/": z3core.Z3_mk_div, "%": z3core.Z3_mk_mod}
+_MK_CMP = {"<": z3core.Z3_mk_lt, ">": z3core.Z3_mk_gt, "<=": z3core.Z3_mk_le, ">=": z3core.Z3_mk_ge,
+           "==": z3core.Z3_mk_eq}
+
+
+def _int(op: str, a, b):
+    """`a op b` for an integer term a and an integer term or Python int b."""
+    ctx = a.ctx
+    if not isinstance(b, z3.ExprRef):
+        b = z3.IntVal(b, ctx)
+    if op in _MK_N:
+        args = (z3.Ast * 2)(a.as_ast(), b.as_ast())
+        return z3.ArithRef(_MK_N[op](ctx.ref(), 2, args), ctx)
+    if op in _MK_2:
+        return z3.ArithRef(_MK_2[op](ctx.ref(), a.as_ast(), b.as_ast()), ctx)
+    if op == "!=":
+        args = (z3.Ast * 2)(a.as_ast(), b.as_ast())
+        return z3.BoolRef(z3core.Z3_mk_distinct(ctx.ref(), 2, args), ctx)
+    return z3.BoolRef(_MK_CMP[op](ctx.ref(), a.as_ast(), b.as_ast()), ctx)
+
+
+def _ite(c, a, b):
+    """z3.If(c, a, b) for a Boolean c and two terms of one sort."""
+    ctx = c.ctx
+    ast = z3core.Z3_mk_ite(ctx.ref(), c.as_ast(), a.as_ast(), b.as_ast())
+    return z3.BoolRef(ast, ctx) if isinstance(a, z3.BoolRef) else z3.ArithRef(ast, ctx)
 
 
 def _constant(x) -> int | None:
