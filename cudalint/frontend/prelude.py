@@ -4,10 +4,11 @@ files that reach CUB or Thrust get a second one that holds those too (2-3 s to ~
 
 The PCH lives in the user's cache directory, keyed by libclang and cudalint versions, the flags
 and the shim's contents; a sidecar lists the headers it read with their mtimes and sizes, and a
-changed header means a rebuild. Files that `#define` something before their first declaration
-and then include a header are parsed without it, since a PCH is included before the file's own
-text (a `#define TILE 16` after the includes is harmless; `#define _USE_MATH_DEFINES` before
-`<cmath>` is not).
+changed header means a rebuild. A PCH is included before the file's own text, so a file that
+`#define`s a macro and then includes a header is parsed without it where the macro could change
+what the prelude declares: where the prelude's headers name it (their identifiers are kept beside
+the PCH, `.names`). `#define nx 680` before `#include "kernel.h"` keeps the prelude;
+`#define N 4` before `#include <vector>` does not (libstdc++ names template parameters `N`).
 """
 
 from __future__ import annotations
