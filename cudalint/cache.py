@@ -29,7 +29,8 @@ from cudalint import __version__
 from cudalint.diagnostics import Diagnostic
 from cudalint.findings import Confirmation, Finding, Related
 
-ENTRY_VERSION = 5  # 2: diagnostics carry a kind; 3: launch facts; 4: headers' sha256; 5: typed witnesses
+ENTRY_VERSION = 6  # 2: diagnostics carry a kind; 3: launch facts; 4: headers' sha256; 5: typed witnesses;
+# 6: deferred results (a file's launches, its rules not run: cudalint.engine.analyze_file)
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cudalint.\n"
 
 
@@ -230,7 +231,8 @@ def _result_to(r) -> dict:
     return {"path": r.path, "findings": [_finding_to(f) for f in r.findings],
             "diagnostics": [asdict(d) for d in r.diagnostics], "notes": list(r.notes),
             "seconds": r.seconds, "kernels": r.kernels, "includes": list(r.includes),
-            "launch_facts": [asdict(f) for f in r.launch_facts], "guessed_kernels": list(r.guessed_kernels)}
+            "launch_facts": [asdict(f) for f in r.launch_facts], "guessed_kernels": list(r.guessed_kernels),
+            "deferred": r.deferred}
 
 
 def _result_from(d: dict):
@@ -240,4 +242,4 @@ def _result_from(d: dict):
     return FileResult(d["path"], [_finding_from(f) for f in d["findings"]],
                       [Diagnostic(**x) for x in d["diagnostics"]], list(d["notes"]), d["seconds"],
                       d["kernels"], tuple(d["includes"]), cached=True, launch_facts=facts,
-                      guessed_kernels=tuple(d["guessed_kernels"]))
+                      guessed_kernels=tuple(d["guessed_kernels"]), deferred=d["deferred"])

@@ -7,6 +7,7 @@ import os
 import time
 import traceback
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from cudalint.columns import to_code_points
@@ -59,12 +60,17 @@ class FileResult:
     guessed_kernels: tuple = ()  # USRs of its kernels no launch in it gives a blockDim
     phases: tuple = ()  # (phase, seconds): parse, model, then each rule (analyses shared by rules
     # are paid by the first rule that asks), for --profile
+    deferred: bool = False  # parsed and modelled, rules not run yet (analyze_file's `defer`)
+    model_blob: bytes | None = field(default=None, repr=False)  # a deferred result's pickled model
+    weight: int = 0  # a deferred result's estimate of its rules' work (analyze_all starts the heaviest first)
 
 
-def analyze_file(path: str, settings: Settings) -> FileResult:
+def analyze_file(path: str, settings: Settings, defer: bool = False) -> FileResult:
     """One file, in this process. Never raises: a failure becomes an error diagnostic (the file
-    is then reported as not fully checked, see cudalint.outcomes)."""
-    from cudalint.analysis.races import PAIR_CAP
+    is then reported as not fully checked, see cudalint.outcomes). `defer`: where a kernel of the
+    file has no launch in it (another file of the run may give its blockDim), stop after the
+    model and return it, pickled, in a `deferred` result: `check_deferred` runs the rules on it
+    once the launches of the whole run are known (analyze_all), so that it is parsed once."""
     from cudalint.frontend.parse import parse
     from cudalint.frontend.tu import build_model
     start = time.monotonic()
@@ -79,6 +85,52 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
     except Exception as exc:  # never let one file stop the run
         return FileResult(path, [], [_failure(path, "while parsing", exc)],
                           [traceback.format_exc()] if settings.verbose else [])
+    facts, guessed = facts_of(model), guessed_kernels(model, settings)
+    if defer and guessed and not settings.launches_only:
+        blob = _pickled(model)
+        if blob is not None:
+            return FileResult(path, [], [], [], time.monotonic() - start, len(model.kernels), includes,
+                              launch_facts=facts, guessed_kernels=guessed, phases=tuple(phases), deferred=True,
+                              model_blob=blob, weight=_weight(model))
+    return _check_model(path, model, settings, start, includes, phases, facts, guessed)
+
+
+def _weight(model) -> int:
+    """How much work a model's rules are, roughly, to start the heaviest first: pairs of
+    accesses to one array (the race check) and host functions (the host walk)."""
+    from collections import Counter
+
+    from cudalint.model import Access
+    pairs = 0
+    for kernel in model.kernels:
+        per_array = Counter(e.array for e in kernel.events if isinstance(e, Access))
+        pairs += sum(n * n for n in per_array.values())
+    return pairs + len(model.host_functions)
+
+
+def check_deferred(deferred: FileResult, settings: Settings) -> FileResult:
+    """The rules of a deferred result's file (see analyze_file), on its model, as analyze_file
+    with `settings` gives them; the file's time budget is what its parse and model left of it."""
+    import pickle
+    spent = sum(t for _, t in deferred.phases)
+    start = time.monotonic() - spent
+    return _check_model(deferred.path, pickle.loads(deferred.model_blob), settings, start, deferred.includes,
+                        list(deferred.phases), deferred.launch_facts, deferred.guessed_kernels)
+
+
+def _pickled(model) -> bytes | None:
+    import pickle
+    try:
+        return pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # a model that does not pickle has its rules run at once, as without deferring
+        return None
+
+
+def _check_model(path: str, model, settings: Settings, start: float, includes, phases: list, facts,
+                 guessed) -> FileResult:
+    from cudalint.analysis.races import PAIR_CAP
+    from cudalint.symbolic import fresh_context
+    fresh_context()
     ctx = FileContext(model, settings, start + settings.file_budget_s)
     findings, diags = [], list(model.diagnostics)
     for rule in () if settings.launches_only else selected(settings.select, settings.ignore):
@@ -100,8 +152,7 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
     findings = _first_per_place(sorted(set(findings), key=Finding.sort_key))
     notes = list(model.notes) + [f"{what}: {why}" for what, why in ctx.skipped]
     return FileResult(path, findings, diags, notes, time.monotonic() - start, len(model.kernels), includes,
-                      launch_facts=facts_of(model), guessed_kernels=guessed_kernels(model, settings),
-                      phases=tuple(phases))
+                      launch_facts=facts, guessed_kernels=guessed, phases=tuple(phases))
 
 
 def file_model(path: str, settings: Settings) -> FileModel:
@@ -147,57 +198,87 @@ def analyze_all(paths: list[str], settings: Settings, jobs: int = 0, cache=None,
                 progress=None) -> list[FileResult]:
     """Results in the order of `paths`, whatever the job count. `cache`: a cudalint.cache.Cache
     (hits skip the work; each result is stored as it arrives, so an interrupted run keeps what it
-    finished); `progress(done, total, path)` is called as files finish (path: the last to finish). Files run in worker processes
-    under a hard time limit (cudalint.workers), also at jobs=1. Files whose kernels other files
-    launch are then checked again with those launches, also where the launch is in a file beside
-    them that the run does not name (cudalint.launch_index)."""
-    results = _analyze_each(paths, settings, jobs, cache, progress)
+    finished); `progress(done, total, path)` is called as files finish (path: the last to finish).
+    Files run in worker processes under a hard time limit (cudalint.workers), also at jobs=1.
+    A file with a kernel that it does not launch itself waits for the launches of the whole run
+    after its model (cudalint.launch_index; also launches in files beside it that the run does
+    not name); then the rules of all such files run, heaviest first."""
+    finished: set = set()
+
+    def final(result: FileResult) -> None:
+        if progress and not result.deferred and result.path not in finished:
+            finished.add(result.path)
+            progress(len(finished), len(paths), result.path)
+
+    results = _analyze_each(paths, settings, jobs, cache, final, defer=True)
     beside = context_files(results, settings, paths)
-    context = _analyze_each(beside, replace(settings, launches_only=True), jobs, cache, None) if beside else []
-    again: dict = {}
-    for i, s in second_pass(results, settings, context).items():
-        again.setdefault(s, []).append(i)
-    for s, indices in sorted(again.items(), key=lambda item: item[1]):
-        for i, r in zip(indices, _analyze_each([paths[i] for i in indices], s, jobs, cache, None)):
+    context = _analyze_each(beside, replace(settings, launches_only=True), jobs, cache) if beside else []
+    plan = second_pass(results, settings, context)
+    again = sorted((i for i, r in enumerate(results) if r.deferred or i in plan), key=lambda i: -results[i].weight)
+    if again:  # each file with the launches of the others
+        done = _analyze_each([paths[i] for i in again], settings, jobs, cache, final, [results[i] for i in again],
+                             each=[plan.get(i, settings) for i in again])
+        for i, r in zip(again, done):
             results[i] = r
     return results
 
 
-def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, progress) -> list[FileResult]:
-    """analyze_file for each path, through the cache and the workers."""
+def _analyze_each(paths: list[str], settings: Settings, jobs: int, cache, final=None, earlier=None,
+                  defer: bool = False, each=None) -> list[FileResult]:
+    """analyze_file for each path, through the cache and the workers, in this order. `final(result)`
+    is called as each result arrives; `earlier`: each file's result of the run's first pass,
+    whose model a deferred one holds (the rules then run on it); `defer`: analyze_file's
+    (only the first pass defers); `each`: the settings of each file where they differ from
+    `settings` in the launches of other files alone."""
+    each = each or [settings] * len(paths)
     results: list[FileResult | None] = [None] * len(paths)
     keys = [None] * len(paths)
     todo = []
     for i, p in enumerate(paths):
         if cache is not None:
-            keys[i] = cache.key(p, settings)
+            keys[i] = cache.key(p, each[i])
             results[i] = cache.get(keys[i])
+            if results[i] is not None and results[i].deferred and not defer:
+                results[i] = None  # only the launches of a file whose rules have not run
         if results[i] is None:
             todo.append(i)
-    done = len(paths) - len(todo)
-    if progress and done:
-        progress(done, len(paths), "")
+        elif final:
+            final(results[i])
 
     def finished(i: int, result: FileResult) -> None:
-        nonlocal done
         results[i] = result
-        if cache is not None:
+        if cache is not None:  # a deferred result: the launches a later run needs before the rules
             cache.put(keys[i], result)
-        done += 1
-        if progress:
-            progress(done, len(paths), result.path)
+        if final:
+            final(result)
 
-    def lost(i: int, path: str, why: str, seconds: float) -> None:
-        finished(i, lost_result(path, why, seconds, settings.file_budget_s))
+    def lost(i: int, why: str, seconds: float) -> None:
+        finished(i, lost_result(paths[i], why, seconds, settings.file_budget_s))
 
     if todo:
         from cudalint import workers
-        from cudalint.frontend.parse import prepare
         _preload(settings)
         jobs = jobs or min(os.cpu_count() or 1, 8)
-        workers.run([(i, paths[i]) for i in todo], settings, min(jobs, len(todo)),
-                    (prepare, analyze_file), finished, lost)
+        kept = [earlier[i] if earlier and earlier[i].model_blob is not None else paths[i] for i in range(len(paths))]
+        workers.run([(i, (kept[i], each[i])) for i in todo], settings, min(jobs, len(todo)),
+                    (_prepare, partial(_analyze, defer=defer)), finished, lost)
     return results
+
+
+def _prepare(job, _) -> None:
+    from cudalint.frontend.parse import prepare
+    what, settings = job
+    if isinstance(what, str):
+        prepare(what, settings)
+
+
+def _analyze(job, _, defer: bool) -> FileResult:
+    """A worker's job: (a path to analyse, or a deferred result whose rules are to run; the
+    file's settings)."""
+    what, settings = job
+    if isinstance(what, str):
+        return analyze_file(what, settings, defer=defer)
+    return check_deferred(what, settings)
 
 
 def _preload(settings: Settings) -> None:

@@ -9,9 +9,11 @@ and say so with NeedsBitVectors so that the caller falls back to bit-vectors."""
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 import z3
+from z3 import z3core
 
 from cudalint.model import Const, Op, Sym
 
@@ -33,7 +35,7 @@ class NeedsBitVectors(Exception):
 
 def in_range(x) -> list:
     """x fits a 32-bit signed int (the integer encoding's no-overflow condition)."""
-    return [x >= INT_MIN, x <= INT_MAX]
+    return [_int(">=", x, INT_MIN), _int("<=", x, INT_MAX)]
 
 
 def no_overflow(op: str, a, b) -> list:
@@ -99,7 +101,7 @@ def to_z3(e, var: Callable[[Sym], z3.ExprRef], side: list | None = None, ints: b
         return z3.Or(as_bool(a), as_bool(b))
     a, b = as_bv(a, ints), as_bv(b, ints)
     if op in _CMP:
-        return _CMP[op](a, b)
+        return _int(op, a, b) if ints else _CMP[op](a, b)
     if ints:
         r = _int_op(op, a, b)
         if side is not None and op in ("+", "-", "*", "<<"):
@@ -112,11 +114,14 @@ def to_z3(e, var: Callable[[Sym], z3.ExprRef], side: list | None = None, ints: b
 
 def _int_op(op: str, a, b):
     """C's `a op b` on integers; bit operations only where a constant makes them arithmetic."""
-    if op in ("+", "-", "*", "min", "max"):
-        return _ARITH[op](a, b)
+    if op in ("+", "-", "*"):
+        return _int(op, a, b)
+    if op in ("min", "max"):
+        return _ite(_int("<" if op == "min" else ">", a, b), a, b)
     if op in ("/", "%"):
-        quotient = z3.If(a >= 0, z3.If(b > 0, a / b, -(a / -b)), z3.If(b > 0, -(-a / b), -a / -b))
-        return quotient if op == "/" else a - b * quotient  # C truncates toward zero
+        quotient = _ite(_int(">=", a, 0), _ite(_int(">", b, 0), _int("/", a, b), -_int("/", a, -b)),
+                        _ite(_int(">", b, 0), -_int("/", -a, b), _int("/", -a, -b)))
+        return quotient if op == "/" else _int("-", a, _int("*", b, quotient))  # C truncates toward zero
     if op in ("<<", ">>") or _constant(b) is not None:
         c, other = _constant(b), a
     else:  # & | ^ commute
@@ -124,16 +129,49 @@ def _int_op(op: str, a, b):
     if c is None:
         raise NeedsBitVectors(op)
     if op == "<<" and 0 <= c < BITS:
-        return other * 2**c
+        return _int("*", other, 2**c)
     if op == ">>" and 0 <= c < BITS:
-        return other / 2**c  # floor, as an arithmetic shift
+        return _int("/", other, 2**c)  # floor, as an arithmetic shift
     if op == "&" and c >= 0 and c & (c + 1) == 0:
-        return other % (c + 1)  # a low-bit mask (z3's % is non-negative, as two's complement is)
+        return _int("%", other, c + 1)  # a low-bit mask (z3's % is non-negative, as two's complement is)
     if op == "&" and c < 0 and (-c) & (-c - 1) == 0:
-        return other - other % -c  # clears the low bits
+        return _int("-", other, _int("%", other, -c))  # clears the low bits
     if op in ("|", "^") and c == 0:
         return other
     raise NeedsBitVectors(op)
+
+
+# z3's operators on integer terms check and coerce both operands' sorts through a dozen calls into
+# z3 each (half of a race query's build time). The terms here are integers already: these make
+# the same terms (the same z3 calls, in the same order, a Python int made a numeral where the
+# operator would make it) without the checks.
+_MK_N = {"+": z3core.Z3_mk_add, "-": z3core.Z3_mk_sub, "*": z3core.Z3_mk_mul}
+_MK_2 = {"/": z3core.Z3_mk_div, "%": z3core.Z3_mk_mod}
+_MK_CMP = {"<": z3core.Z3_mk_lt, ">": z3core.Z3_mk_gt, "<=": z3core.Z3_mk_le, ">=": z3core.Z3_mk_ge,
+           "==": z3core.Z3_mk_eq}
+
+
+def _int(op: str, a, b):
+    """`a op b` for an integer term a and an integer term or Python int b."""
+    ctx = a.ctx
+    if not isinstance(b, z3.ExprRef):
+        b = z3.IntVal(b, ctx)
+    if op in _MK_N:
+        args = (z3.Ast * 2)(a.as_ast(), b.as_ast())
+        return z3.ArithRef(_MK_N[op](ctx.ref(), 2, args), ctx)
+    if op in _MK_2:
+        return z3.ArithRef(_MK_2[op](ctx.ref(), a.as_ast(), b.as_ast()), ctx)
+    if op == "!=":
+        args = (z3.Ast * 2)(a.as_ast(), b.as_ast())
+        return z3.BoolRef(z3core.Z3_mk_distinct(ctx.ref(), 2, args), ctx)
+    return z3.BoolRef(_MK_CMP[op](ctx.ref(), a.as_ast(), b.as_ast()), ctx)
+
+
+def _ite(c, a, b):
+    """z3.If(c, a, b) for a Boolean c and two terms of one sort."""
+    ctx = c.ctx
+    ast = z3core.Z3_mk_ite(ctx.ref(), c.as_ast(), a.as_ast(), b.as_ast())
+    return z3.BoolRef(ast, ctx) if isinstance(a, z3.BoolRef) else z3.ArithRef(ast, ctx)
 
 
 def _constant(x) -> int | None:
@@ -179,6 +217,13 @@ def conjuncts(guard) -> list:
     return out
 
 
+def fresh_context() -> None:
+    """Make what follows (one file's analyses) use a new z3 context: z3 numbers terms in the
+    order they are made and its search follows those numbers, so without this a witness could
+    depend on the files a worker process analysed before (and so on the job count)."""
+    z3.z3._main_ctx = None
+
+
 def solver(ints: bool = False, functions: bool = False) -> z3.Solver:
     """A solver for quantifier-free bit-vector queries (faster than the default portfolio), or
     z3's default for integer ones (linear in the main, non-linear where a size is unknown).
@@ -186,8 +231,12 @@ def solver(ints: bool = False, functions: bool = False) -> z3.Solver:
     incremental SAT core refuses at the first push after a check ("apply simplifier before
     invoking translator"): QF_UFBV then."""
     if ints:
-        return z3.Solver()
+        return IntSolver()
     return z3.SolverFor("QF_UFBV" if functions else "QF_BV")
+
+
+class IntSolver(z3.Solver):
+    """z3's default solver, for integer queries (check() may also try bounded-integer tactics)."""
 
 
 def assert_all(solver: z3.Solver, facts) -> None:
@@ -201,9 +250,47 @@ def assert_all(solver: z3.Solver, facts) -> None:
             solver.add(f)
 
 
+# A linear integer query whose unknowns are all bounded (thread and block ids, loop counters and
+# arguments, each within its 32-bit range) is settled in milliseconds by z3's bounded-integer
+# tactics (the integers encoded as pseudo-Boolean bits, then SAT), where the default solver can
+# search past its timeout: `128*b1 + t1 + 8192*i1 == 128*b2 + t2 + 8192*i2` between distinct
+# blocks took it over 2 s (MT's boxmuller), the tactics 30 ms. Most queries the default solver
+# settles at once, and its model is the one every witness came from, so it goes first; the
+# tactics get a query it has not settled in FIRST_MS.
+FIRST_MS = 250
+
+
 def check(solver: z3.Solver, timeout_ms: int):
     """'sat' with a model, 'unsat', or 'unknown' (timeouts included)."""
+    if not isinstance(solver, IntSolver) or timeout_ms <= FIRST_MS:
+        return _check(solver, timeout_ms)
+    start = time.monotonic()
+    status, model = _check(solver, FIRST_MS)
+    if status == "unknown":
+        status, model = _bounded(solver, timeout_ms - FIRST_MS)
+    left = timeout_ms - int((time.monotonic() - start) * 1000)
+    if status == "unknown" and left > 0:
+        status, model = _check(solver, left)
+    return status, model
+
+
+def _bounded(solver: z3.Solver, timeout_ms: int):
+    """The query's answer by bit-blasting its bounded integers, or 'unknown' where it has an
+    unbounded or non-linear term (the tactics then refuse it at once)."""
+    tactic = z3.Then("simplify", "propagate-ineqs", "normalize-bounds", "lia2pb", "pb2bv", "simplify",
+                     "bit-blast", "sat", ctx=solver.ctx)
+    pre = tactic.solver()
+    pre.set("timeout", timeout_ms)
+    pre.add(solver.assertions())
+    return _answer(pre)
+
+
+def _check(solver: z3.Solver, timeout_ms: int):
     solver.set("timeout", timeout_ms)
+    return _answer(solver)
+
+
+def _answer(solver: z3.Solver):
     r = solver.check()
     if r == z3.sat:
         return "sat", solver.model()
@@ -262,7 +349,7 @@ def _minimize_one(solver, term, model, timeout_ms, within, steps: int = 34):
         mid = (lo + hi) // 2
         solver.push()
         solver.add(at_most(mid))
-        status, m = check(solver, timeout_ms)  # the timeout only guards against a stalled z3
+        status, m = _check(solver, timeout_ms)  # the timeout only guards against a stalled z3
         solver.pop()
         if m is not None:
             best, hi = m, min(mid, m.eval(term, model_completion=True).as_long())

@@ -39,14 +39,14 @@ class _Worker:
         self.proc = ctx.Process(target=_main, args=(child, serve, settings, os.getpid()), daemon=True)
         self.proc.start()
         child.close()
-        self.task = None  # (index, path) being analysed
+        self.task = None  # (index, job) being analysed
         self.started = self.deadline = None
 
-    def assign(self, index: int, path: str) -> None:
-        self.task = (index, path)
+    def assign(self, index: int, job) -> None:
+        self.task = (index, job)
         self.started = time.monotonic()
         self.deadline = self.started + PREPARE_LIMIT_S
-        self.conn.send((index, path))
+        self.conn.send((index, job))
 
     def kill(self) -> None:
         if self.proc.is_alive():
@@ -59,7 +59,7 @@ class _Worker:
 
 
 def _main(conn, serve, settings, parent_pid) -> None:
-    """A worker: analyse the files it is sent until the pipe closes."""
+    """A worker: do the jobs it is sent until the pipe closes."""
     os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     faulthandler.disable()  # a crash is reported once, by the main process
@@ -70,12 +70,12 @@ def _main(conn, serve, settings, parent_pid) -> None:
     prepare, analyze = serve
     while True:
         try:
-            index, path = conn.recv()
+            index, job = conn.recv()
         except (EOFError, OSError):
             return
-        prepare(path, settings)
+        prepare(job, settings)
         conn.send(("start", index, None))
-        conn.send(("done", index, analyze(path, settings)))
+        conn.send(("done", index, analyze(job, settings)))
 
 
 def _die_with_parent() -> None:
@@ -85,11 +85,11 @@ def _die_with_parent() -> None:
         pass  # not Linux: an orphan still exits when its next send fails
 
 
-def run(items: list[tuple[int, str]], settings, jobs: int, serve, on_result, on_lost) -> None:
-    """Analyse (index, path) items with `jobs` workers. serve = (prepare(path, settings),
-    analyze(path, settings) -> result); on_result(index, result) for each file analysed;
-    on_lost(index, path, why, seconds) for a file whose worker was killed or died
-    (why: 'budget' or 'crash: ...'). Workers are killed on any exit, Ctrl-C included."""
+def run(items: list[tuple[int, object]], settings, jobs: int, serve, on_result, on_lost) -> None:
+    """Do (index, job) items with `jobs` workers; a job is a file's path or what else `serve`
+    takes. serve = (prepare(job, settings), analyze(job, settings) -> result); on_result(index,
+    result) for each job done; on_lost(index, why, seconds) for a job whose worker was killed or
+    died (why: 'budget' or 'crash: ...'). Workers are killed on any exit, Ctrl-C included."""
     ctx = mp.get_context("fork")
     queue = deque(items)
     workers: list[_Worker] = []
@@ -118,7 +118,7 @@ def run(items: list[tuple[int, str]], settings, jobs: int, serve, on_result, on_
 
 def _step(w: _Worker, ready: set, limit: float, on_result, on_lost) -> bool:
     """Read what worker w sent; True when it was lost (killed or dead) and needs replacing."""
-    index, path = w.task
+    index = w.task[0]
     if w.conn in ready or w.proc.sentinel in ready:
         while w.task and w.conn.poll():
             try:
@@ -133,12 +133,12 @@ def _step(w: _Worker, ready: set, limit: float, on_result, on_lost) -> bool:
                 on_result(i, result)
         if w.task and not w.proc.is_alive():
             w.proc.join()
-            on_lost(index, path, f"crash: the analysis process died ({_exit_reason(w.proc.exitcode)})",
+            on_lost(index, f"crash: the analysis process died ({_exit_reason(w.proc.exitcode)})",
                     time.monotonic() - w.started)
             w.kill()
             return True
     if w.task and time.monotonic() >= w.deadline:
-        on_lost(index, path, "budget", time.monotonic() - w.started)
+        on_lost(index, "budget", time.monotonic() - w.started)
         w.kill()
         return True
     return False

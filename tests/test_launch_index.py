@@ -90,3 +90,44 @@ def test_json_output_is_byte_identical_at_j1_and_j2(tmp_path):
     out = run(1, KERNELS, MAIN)
     assert out == run(2, KERNELS, MAIN) == run(2, KERNELS)
     assert [(Path(f["path"]).name, f["line"]) for f in json.loads(out)] == [("kernels.cu", 15)]
+
+
+def test_a_file_launched_from_beside_is_parsed_once(tmp_path, monkeypatch):
+    """The first pass stops after the model of a file with a kernel it does not launch; the rules
+    then run once, on that model, under the launch found beside it."""
+    import cudalint.frontend.parse as parse_module
+    kernels = shutil.copy(KERNELS, tmp_path)
+    shutil.copy(MAIN, tmp_path)
+    parsed = tmp_path / "parsed.txt"
+    real = parse_module.parse
+
+    def counting(path, settings):  # workers are forked: they see this patch, and append to the file
+        with open(parsed, "a") as fh:
+            fh.write(Path(path).name + "\n")
+        return real(path, settings)
+    monkeypatch.setattr(parse_module, "parse", counting)
+    results = analyze_all([kernels], Settings(cuda_mode="shim"), jobs=1)
+    assert _found(results) == [("kernels.cu", 15, "CUDA201")]
+    assert sorted(parsed.read_text().split()) == ["kernels.cu", "main.cu"]  # main.cu for its launches
+
+
+def test_a_cached_file_whose_launch_went_away_is_checked_under_the_guess(tmp_path):
+    """The cache keeps a deferred file's launches under the plain settings, not a result: when
+    the launching file is gone, the next run analyses the file again with guessed shapes."""
+    from cudalint.cache import Cache
+    kernels = shutil.copy(KERNELS, tmp_path)
+    main = Path(shutil.copy(MAIN, tmp_path))
+    cache = Cache(tmp_path / "cache")
+    first = analyze_all([kernels], Settings(cuda_mode="shim"), jobs=1, cache=cache)
+    assert _found(first) == [("kernels.cu", 15, "CUDA201")]
+    again = analyze_all([kernels], Settings(cuda_mode="shim"), jobs=1, cache=cache)
+    assert again[0].cached and _found(again) == _found(first)
+    main.unlink()
+    alone = analyze_all([kernels], Settings(cuda_mode="shim"), jobs=1, cache=cache)
+    assert _found(alone) == [("kernels.cu", 7, "CUDA201"), ("kernels.cu", 26, "CUDA204")]
+
+
+def test_progress_counts_each_file_once_when_its_rules_are_done():
+    calls = []
+    analyze_all([KERNELS, MAIN], Settings(cuda_mode="shim"), jobs=1, progress=lambda *a: calls.append(a))
+    assert sorted(calls) == [(1, 2, MAIN), (2, 2, KERNELS)]  # kernels.cu waits for main.cu's launches

@@ -3,6 +3,8 @@ defines could change the prelude's headers, the one with CUB and Thrust where it
 
 from __future__ import annotations
 
+import json
+
 from cudalint.frontend import prelude
 
 
@@ -44,3 +46,31 @@ def test_the_plain_prelude_where_the_one_with_cub_cannot_be_built(monkeypatch):
     built[prelude.CCCL_PRELUDE] = "/cache/cccl.pch"
     assert prelude.pch_args(["-x", "cuda"], cccl=True) == ["-include-pch", "/cache/cccl.pch"]
     assert prelude.pch_args(["-x", "cuda"]) == ["-include-pch", "/cache/plain.pch"]
+
+
+def test_a_macro_the_preludes_headers_never_name_keeps_the_prelude():
+    """A macro changes only the text that names it: defined before an include, it keeps the
+    prelude out only if the prelude's headers hold its name."""
+    names = frozenset({"size_t", "M_PI", "N", "vector"})
+    assert prelude.usable_for('#define TILE 16\n#define nx 680\n#include <vector>\n#include "kernel.h"\n', names)
+    assert not prelude.usable_for("#define N 4\n#include <vector>\n", names)
+    assert not prelude.usable_for("#undef M_PI\n#include <cmath>\n", names)
+    assert not prelude.usable_for("#define TILE 16\n#define N 4\n#include <vector>\n", names)
+    assert not prelude.usable_for("#define TILE 16\n#include <vector>\n")  # names unknown: any macro
+
+
+def test_a_preludes_names_are_its_headers_identifiers_read_once(tmp_path):
+    (tmp_path / "a.h").write_text("#ifndef A_H\nstruct vec { int size_; };\n// M_PI in a comment\n#endif\n")
+    (tmp_path / "b.h").write_text("#if defined(_GNU_SOURCE)\nint f2(int x);\n#endif\n")
+    pch = tmp_path / "prelude-k.pch"
+    pch.with_suffix(".json").write_text(json.dumps([[str(tmp_path / "a.h"), 0, 0], [str(tmp_path / "b.h"), 0, 0]]))
+    prelude.names_of.cache_clear()
+    names = prelude.names_of(str(pch))
+    assert names == {"ifndef", "A_H", "struct", "vec", "int", "size_", "M_PI", "in", "a", "comment", "endif", "if",
+                     "defined", "_GNU_SOURCE", "f2", "x"}
+    assert set(pch.with_suffix(".names").read_text().split()) == names  # kept beside the PCH
+    prelude.names_of.cache_clear()
+    (tmp_path / "a.h").unlink()
+    assert prelude.names_of(str(pch)) == names  # from the kept list, not the headers
+    prelude.names_of.cache_clear()
+    assert prelude.names_of(str(tmp_path / "none.pch")) is None  # no sidecar: unknown

@@ -19,10 +19,10 @@ _real_analyze = engine.analyze_file
 def _misbehave_on(name: str, action):
     """analyze_file that runs `action` for the file called `name` (workers are forked, so they
     see this patch) and analyses the others for real."""
-    def analyze(path, settings):
+    def analyze(path, settings, **options):
         if os.path.basename(path) == name:
             action()
-        return _real_analyze(path, settings)
+        return _real_analyze(path, settings, **options)
     return analyze
 
 
@@ -72,8 +72,8 @@ _HANGING_RUN = """
 import os, sys, time
 import cudalint.engine as engine
 real = engine.analyze_file
-def analyze(path, settings):
-    result = real(path, settings)
+def analyze(path, settings, **options):
+    result = real(path, settings, **options)
     if path.endswith("hang.cu"):
         open(path + ".started", "w").close()
         time.sleep(3600)

@@ -7,6 +7,7 @@ once (before its first use, as the bindings demand) and the ctypes helpers live 
 from __future__ import annotations
 
 import ctypes
+from contextlib import contextmanager
 from functools import lru_cache
 
 import clang.cindex as ci
@@ -26,6 +27,69 @@ def _is_null(self) -> bool:
 
 if hasattr(ci.Cursor, "is_null"):
     ci.Cursor.is_null = _is_null
+
+# The model walks each function's tree several times (calls, expressions, loops, stores), and the
+# bindings visit a cursor's children through a ctypes callback per child and wrap every property
+# in a null check: about half of the model's time. While `remembered_children()` is active, a
+# cursor's children and its preorder walk are made once (and are the same objects each time, so
+# the properties the bindings cache on a cursor, its location and extent, are looked up once
+# too); a cursor's kind is a dict lookup.
+_plain_children = ci.Cursor.get_children
+_plain_preorder = ci.Cursor.walk_preorder
+_remembered: dict | None = None
+_KINDS: dict = {}
+
+
+def _children(self):
+    memo = _remembered
+    if memo is None:
+        return _plain_children(self)
+    key = bytes(self)  # the CXCursor itself: kind, extra data, three pointers
+    kids = memo.get(key)
+    if kids is None:
+        kids = memo[key] = tuple(_plain_children(self))
+    return iter(kids)
+
+
+def _preorder(self):
+    memo = _remembered
+    if memo is None:
+        return _plain_preorder(self)
+    key = (bytes(self), "preorder")
+    walk = memo.get(key)
+    if walk is None:
+        walk = [self]
+        for child in _children(self):
+            walk.extend(_preorder(child))
+        walk = memo[key] = tuple(walk)
+    return iter(walk)
+
+
+def _kind(self):
+    k = self._kind_id
+    if k == _INVALID_FILE and _is_null(self):
+        raise Exception("Tried calling method on a null-cursor.")  # as the bindings' null guard does
+    kind = _KINDS.get(k)
+    if kind is None:
+        kind = _KINDS[k] = ci.CursorKind.from_id(k)
+    return kind
+
+
+ci.Cursor.get_children = _children
+ci.Cursor.walk_preorder = _preorder
+ci.Cursor.kind = property(_kind)
+
+
+@contextmanager
+def remembered_children():
+    """Remember each cursor's children while the block runs (one translation unit's walk: the
+    keys are the cursors' addresses, valid while their unit lives)."""
+    global _remembered
+    outer, _remembered = _remembered, {}
+    try:
+        yield
+    finally:
+        _remembered = outer
 
 KEEP_GOING = 0x200  # CXTranslationUnit_KeepGoing: report every error, keep the AST
 CursorKind = ci.CursorKind

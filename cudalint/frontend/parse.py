@@ -67,8 +67,8 @@ def prepare(path: str, settings: Settings) -> None:
     try:
         mode, root = resolve_mode(settings)
         text, _ = read_source(path)
-        cccl = text is not None and prelude.usable_for(text) and prelude.reaches_cccl(path, text, settings.include_dirs)
-        prelude.pch_args(file_args(settings, path, mode, root), cccl)
+        if text is not None:
+            prelude.pch_args_for(path, text, file_args(settings, path, mode, root), settings.include_dirs)
     except (ValueError, OSError):
         pass  # parse() reports it
 
@@ -89,9 +89,9 @@ def parse(path: str, settings: Settings) -> Parsed:
     opts = cx.KEEP_GOING
     unsaved = [(path, text)] if problem else None
     attempts = [args + extra] + ([base_args(mode, root) + extra] if base_args(mode, root) != args else [])
-    if settings.pch and prelude.usable_for(text):
-        cccl = prelude.reaches_cccl(path, text, settings.include_dirs)
-        attempts.insert(0, args + prelude.pch_args(args, cccl) + extra)
+    pch = prelude.pch_args_for(path, text, args, settings.include_dirs) if settings.pch else []
+    if pch:
+        attempts.insert(0, args + pch + extra)
     tu = None
     for attempt in attempts:
         try:

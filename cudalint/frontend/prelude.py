@@ -4,10 +4,11 @@ files that reach CUB or Thrust get a second one that holds those too (2-3 s to ~
 
 The PCH lives in the user's cache directory, keyed by libclang and cudalint versions, the flags
 and the shim's contents; a sidecar lists the headers it read with their mtimes and sizes, and a
-changed header means a rebuild. Files that `#define` something before their first declaration
-and then include a header are parsed without it, since a PCH is included before the file's own
-text (a `#define TILE 16` after the includes is harmless; `#define _USE_MATH_DEFINES` before
-`<cmath>` is not).
+changed header means a rebuild. A PCH is included before the file's own text, so a file that
+`#define`s a macro and then includes a header is parsed without it where the macro could change
+what the prelude declares: where the prelude's headers name it (their identifiers are kept beside
+the PCH, `.names`). `#define nx 680` before `#include "kernel.h"` keeps the prelude;
+`#define N 4` before `#include <vector>` does not (libstdc++ names template parameters `N`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ CCCL_PRELUDE = PRELUDE + "".join(f"#if __has_include(<{h}>)\n#include <{h}>\n#en
 _CCCL_INCLUDE = re.compile(r'^\s*#\s*include\s*<(cub|thrust)/', re.M)
 _LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 MAX_SCANNED = 64  # own headers read to see whether a file reaches CUB or Thrust
-_MACRO = re.compile(r"^\s*#\s*(define|undef)\b")
+_MACRO = re.compile(r"^\s*#\s*(define|undef)\s+(\w+)")
 _INCLUDE = re.compile(r"^\s*#\s*include\b")
 _IFNDEF = re.compile(r"^\s*#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(?P<n>\w+))")
 
@@ -57,17 +58,19 @@ def cache_dir() -> Path:
     return Path(base) / "pch"
 
 
-def usable_for(text: str) -> bool:
-    """False when the file defines a macro and includes a header after it: the macro could
-    change what the prelude's headers declare. An include guard (`#ifndef X` then `#define X`)
-    changes nothing."""
-    defined, guard = False, None
+def usable_for(text: str, names: frozenset | None = None) -> bool:
+    """False when the file defines (or undefines) a macro and includes a header after it, where
+    the macro could change what the prelude's headers declare: with `names`, the identifiers
+    those headers hold, only a macro of such a name can (a macro changes only the text that
+    names it); without, any macro. An include guard (`#ifndef X` then `#define X`) changes nothing."""
+    defined, guard = set(), None
     for line in text.splitlines():
         if not line.strip():
             continue
-        if _MACRO.match(line) and not (guard and re.match(rf"^\s*#\s*define\s+{re.escape(guard)}\s*$", line)):
-            defined = True
-        elif defined and _INCLUDE.match(line):
+        m = _MACRO.match(line)
+        if m and not (guard and re.match(rf"^\s*#\s*define\s+{re.escape(guard)}\s*$", line)):
+            defined.add(m.group(2))
+        elif defined and _INCLUDE.match(line) and (names is None or not defined.isdisjoint(names)):
             return False
         m = _IFNDEF.match(line)
         guard = (m.group(1) or m.group("n")) if m else None
@@ -99,6 +102,18 @@ def reaches_cccl(path: str, text: str, include_dirs) -> bool:
                 todo.append((os.path.dirname(cand), inner))
                 break
     return False
+
+
+def pch_args_for(path: str, text: str, args: list[str], include_dirs) -> list[str]:
+    """['-include-pch', PATH] for a file: the prelude with CUB and Thrust where the file reaches
+    them, else the plain one, each only where no macro the file defines before an include names
+    something in its headers (usable_for); [] for none."""
+    preludes = ([CCCL_PRELUDE] if reaches_cccl(path, text, include_dirs) else []) + [PRELUDE]
+    for prelude_text in preludes:
+        pch = _pch_for(tuple(args), prelude_text)
+        if pch and usable_for(text, names_of(pch)):
+            return ["-include-pch", pch]
+    return []
 
 
 def pch_args(args: list[str], cccl: bool = False) -> list[str]:
@@ -139,6 +154,34 @@ def _build(args, pch: Path, sidecar: Path, text: str = PRELUDE) -> str | None:
         os.replace(out, pch)
         sidecar.write_text(json.dumps(stamps))
     return str(pch)
+
+
+@lru_cache(maxsize=None)
+def names_of(pch: str) -> frozenset | None:
+    """The identifiers of the headers a prelude PCH was built from (kept beside it: a few hundred
+    headers take a few tenths of a second to read); None when they cannot be read."""
+    kept = Path(pch).with_suffix(".names")
+    try:
+        return frozenset(kept.read_text().split())
+    except OSError:
+        pass
+    names = set()
+    try:
+        for header in headers_of(pch) or [None]:
+            with open(header, encoding="utf-8", errors="replace") as fh:
+                names.update(_IDENTIFIER.findall(fh.read()))
+    except (OSError, TypeError):
+        return None  # no sidecar, or a header gone: every macro counts (usable_for)
+    try:
+        with tempfile.NamedTemporaryFile("w", dir=kept.parent, delete=False, suffix=".tmp") as fh:
+            fh.write("\n".join(sorted(names)))
+        os.replace(fh.name, kept)
+    except OSError:
+        pass  # a read-only cache: read them again next time
+    return frozenset(names)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 def headers_of(pch: str) -> list[str]:

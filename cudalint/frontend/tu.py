@@ -85,9 +85,15 @@ class _Source:
 
 
 def build_model(parsed: Parsed) -> FileModel:
-    src = _Source(parsed.path, parsed.text)
     if parsed.tu is None:
+        src = _Source(parsed.path, parsed.text)
         return FileModel(parsed.path, tuple(src.lines), (), (), (), (), tuple(parsed.diagnostics), parsed.mode)
+    with cx.remembered_children():
+        return _build_model(parsed)
+
+
+def _build_model(parsed: Parsed) -> FileModel:
+    src = _Source(parsed.path, parsed.text)
     kernels, device_fns, host_fns, too_deep = [], [], [], []
     for fn in _functions(parsed.tu.cursor):
         if not fn.is_definition():
