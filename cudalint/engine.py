@@ -80,7 +80,7 @@ def analyze_file(path: str, settings: Settings, defer: bool = False) -> FileResu
         parsed = parse(path, settings)
         includes = parsed.headers
         phases.append(("parse", time.monotonic() - start))
-        model = build_model(parsed)
+        model = build_model(parsed, settings.launches_only)
         phases.append(("model", time.monotonic() - start - phases[0][1]))
     except Exception as exc:  # never let one file stop the run
         return FileResult(path, [], [_failure(path, "while parsing", exc)],

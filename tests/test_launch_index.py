@@ -53,7 +53,7 @@ def test_files_beside_are_parsed_only_where_they_name_a_guessed_kernel_before_a_
     (tmp_path / "no_launch.cu").write_text("// wide_stage is launched elsewhere\n")
     (tmp_path / "other_kernel.cu").write_text("void h() { other<<<1, 64>>>(); }\n")
     (tmp_path / "notes.txt").write_text("wide_stage<<<1, 64>>>\n")
-    first = analyze_all([kernels], Settings(cuda_mode="shim", launches_only=True), jobs=1)
+    first = analyze_all([kernels], Settings(cuda_mode="shim"), jobs=1)
     found = context_files(first, Settings(cuda_mode="shim"), [kernels])
     assert [Path(p).name for p in found] == ["names_it.cpp", "template_launch.cu"]
     assert context_files(first, Settings(cuda_mode="shim"), [kernels, str(tmp_path / "names_it.cpp")]) == \
@@ -131,3 +131,11 @@ def test_progress_counts_each_file_once_when_its_rules_are_done():
     calls = []
     analyze_all([KERNELS, MAIN], Settings(cuda_mode="shim"), jobs=1, progress=lambda *a: calls.append(a))
     assert sorted(calls) == [(1, 2, MAIN), (2, 2, KERNELS)]  # kernels.cu waits for main.cu's launches
+
+
+def test_a_file_read_for_its_launches_alone_models_nothing_else():
+    from cudalint.engine import analyze_file
+    alone = analyze_file(MAIN, Settings(cuda_mode="shim", launches_only=True))
+    full = analyze_file(MAIN, Settings(cuda_mode="shim"))
+    assert alone.launch_facts == full.launch_facts and len(alone.launch_facts) == 3
+    assert (alone.kernels, alone.findings) == (0, [])

@@ -84,15 +84,17 @@ class _Source:
         return self._mine[name]
 
 
-def build_model(parsed: Parsed) -> FileModel:
+def build_model(parsed: Parsed, launches_only: bool = False) -> FileModel:
+    """The file's model; with `launches_only`, its launches alone (a file beside the run, read for
+    the launches of the run's kernels: its kernels and host functions are not modelled)."""
     if parsed.tu is None:
         src = _Source(parsed.path, parsed.text)
         return FileModel(parsed.path, tuple(src.lines), (), (), (), (), tuple(parsed.diagnostics), parsed.mode)
     with cx.remembered_children():
-        return _build_model(parsed)
+        return _build_model(parsed, launches_only)
 
 
-def _build_model(parsed: Parsed) -> FileModel:
+def _build_model(parsed: Parsed, launches_only: bool) -> FileModel:
     src = _Source(parsed.path, parsed.text)
     kernels, device_fns, host_fns, too_deep = [], [], [], []
     for fn in _functions(parsed.tu.cursor):
@@ -123,6 +125,9 @@ def _build_model(parsed: Parsed) -> FileModel:
                 tmpl = cx.specialized_template(inst)
                 if tmpl is not None:
                     instantiations.setdefault(tmpl.get_usr(), {})[inst.get_usr()] = inst
+    if launches_only:
+        return FileModel(parsed.path, tuple(src.lines), (), (), tuple(launches), (), tuple(parsed.diagnostics),
+                         parsed.mode)
     models, notes = [], []
     broken = _error_lines(parsed.tu, src)
     for fn in kernels:
