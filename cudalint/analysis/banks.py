@@ -109,9 +109,12 @@ class Unbound(Exception):
     """The expression needs a symbol that has no concrete value here."""
 
 
+_HALF = 1 << 63
+
+
 def _wrap(v: int) -> int:
-    v &= _MASK
-    return v - (1 << 64) if v >> 63 else v
+    """v as a signed 64-bit value (most values already are: a range test, not a mask)."""
+    return v if -_HALF <= v < _HALF else ((v + _HALF) & _MASK) - _HALF
 
 
 def evaluate(e, env: dict) -> int:
