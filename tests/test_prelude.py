@@ -39,13 +39,19 @@ def test_a_header_that_configures_thrust_first_is_parsed_as_it_is(tmp_path):
     assert not prelude.reaches_cccl(str(main), main.read_text(), ())
 
 
-def test_the_plain_prelude_where_the_one_with_cub_cannot_be_built(monkeypatch):
+def test_the_plain_prelude_where_the_one_with_cub_cannot_be_built_or_holds_a_macro_of_the_file(monkeypatch):
     built = {prelude.PRELUDE: "/cache/plain.pch", prelude.CCCL_PRELUDE: None}
+    names = {"/cache/plain.pch": frozenset({"size_t"}), "/cache/cccl.pch": frozenset({"size_t", "CUB_STDERR"})}
     monkeypatch.setattr(prelude, "_pch_for", lambda args, text=prelude.PRELUDE: built[text])
-    assert prelude.pch_args(["-x", "cuda"], cccl=True) == ["-include-pch", "/cache/plain.pch"]
+    monkeypatch.setattr(prelude, "names_of", names.get)
+    cub, plain = "#include <cub/cub.cuh>\n", "#include <cstdio>\n"
+    assert prelude.pch_args_for("k.cu", cub, ["-x", "cuda"], ()) == ["-include-pch", "/cache/plain.pch"]
     built[prelude.CCCL_PRELUDE] = "/cache/cccl.pch"
-    assert prelude.pch_args(["-x", "cuda"], cccl=True) == ["-include-pch", "/cache/cccl.pch"]
-    assert prelude.pch_args(["-x", "cuda"]) == ["-include-pch", "/cache/plain.pch"]
+    assert prelude.pch_args_for("k.cu", cub, ["-x", "cuda"], ()) == ["-include-pch", "/cache/cccl.pch"]
+    assert prelude.pch_args_for("k.cu", plain, ["-x", "cuda"], ()) == ["-include-pch", "/cache/plain.pch"]
+    # rle: CUB names CUB_STDERR, the plain prelude does not
+    assert prelude.pch_args_for("k.cu", "#define CUB_STDERR\n" + cub, ["-x", "cuda"], ()) == \
+        ["-include-pch", "/cache/plain.pch"]
 
 
 def test_a_macro_the_preludes_headers_never_name_keeps_the_prelude():

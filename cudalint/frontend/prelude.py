@@ -105,22 +105,16 @@ def reaches_cccl(path: str, text: str, include_dirs) -> bool:
 
 
 def pch_args_for(path: str, text: str, args: list[str], include_dirs) -> list[str]:
-    """['-include-pch', PATH] for a file: the prelude with CUB and Thrust where the file reaches
-    them, else the plain one, each only where no macro the file defines before an include names
-    something in its headers (usable_for); [] for none."""
+    """['-include-pch', PATH] for a file, building the PCH first if needed: the prelude with CUB and
+    Thrust where the file reaches them, else (or where that one cannot be built) the plain one,
+    each only where no macro the file defines before an include names something in its headers
+    (usable_for); [] for none."""
     preludes = ([CCCL_PRELUDE] if reaches_cccl(path, text, include_dirs) else []) + [PRELUDE]
     for prelude_text in preludes:
         pch = _pch_for(tuple(args), prelude_text)
         if pch and usable_for(text, names_of(pch)):
             return ["-include-pch", pch]
     return []
-
-
-def pch_args(args: list[str], cccl: bool = False) -> list[str]:
-    """['-include-pch', PATH] for these flags, building the PCH first if needed (with `cccl`, the
-    one that also holds CUB and Thrust, else the plain one); [] on failure."""
-    path = (_pch_for(tuple(args), CCCL_PRELUDE) if cccl else None) or _pch_for(tuple(args), PRELUDE)
-    return ["-include-pch", path] if path else []
 
 
 @lru_cache(maxsize=None)
