@@ -8,6 +8,7 @@ alignment and bank-conflict analyses need, and it keeps them independent of libc
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Union
@@ -38,15 +39,35 @@ class Sym:
     origin: str
 
 
+# An expression of more nodes than this, written out as a tree, is an unknown value of its own:
+# straight-line hashing or linear algebra (MD5's rounds, a 3x3 SVD) feeds each result into the
+# next, and the tree doubles with every step although the code grows by a line.
+MAX_EXPR_NODES = 2000
+
+
 @dataclass(frozen=True)
 class Op:
     op: str
     args: tuple
     scope: int = field(default=UNIFORM, compare=False)
+    size: int = field(default=1, compare=False, repr=False)  # nodes, written out as a tree
 
     @staticmethod
     def make(op: str, *args: "Expr") -> "Expr":
-        return Op(op, args, max((a.scope for a in args), default=UNIFORM))
+        scope = max((a.scope for a in args), default=UNIFORM)
+        size = 1 + sum(a.size if isinstance(a, Op) else 1 for a in args)
+        if size > MAX_EXPR_NODES:
+            return Sym(f"expr.{_digest(Op(op, args), {}):08x}", scope, "value")
+        return Op(op, args, scope, size)
+
+
+def _digest(e: "Expr", seen: dict) -> int:
+    """A fingerprint of an expression that visits each shared subexpression once."""
+    if not isinstance(e, Op):
+        return zlib.crc32(repr(e).encode())
+    if id(e) not in seen:
+        seen[id(e)] = zlib.crc32(f"{e.op}({','.join(str(_digest(a, seen)) for a in e.args)})".encode())
+    return seen[id(e)]
 
 
 Expr = Union[Const, Sym, Op]

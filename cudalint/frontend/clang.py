@@ -196,8 +196,22 @@ def resource_headers() -> tuple[bool, bool]:
 
 
 def new_index() -> ci.Index:
+    """An index whose translation units list only their own top-level declarations, not the
+    precompiled prelude's (thousands per file, each a callback and a location test to skip)."""
     lib()
-    return ci.Index.create()
+    return ci.Index.create(excludeDecls=True)
+
+
+def implicit_instantiation(c) -> bool:
+    """Whether the cursor is a template's implicit instantiation (`f<int>` made from `f<T>`),
+    which a unit's own top-level declarations list beside the template: it stands where its
+    template's definition does, where an explicit specialization stands apart."""
+    pattern = specialized_template(c)
+    if pattern is None:
+        return False
+    pattern._tu = c._tu  # the bare entry point's cursor lacks it, and get_definition needs it
+    defined = pattern.get_definition()
+    return c.location == pattern.location or defined is not None and c.location == defined.location
 
 
 _EVAL_INT, _EVAL_FLOAT = 1, 2  # CXEvalResultKind

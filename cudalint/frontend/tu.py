@@ -195,7 +195,7 @@ def _read_lines(name: str) -> list:
 def _functions(cursor):
     """The functions (and methods, templates) the parsed file itself defines or declares."""
     for c in cursor.get_children():
-        if not cx.in_main_file(c):
+        if not cx.in_main_file(c) or cx.implicit_instantiation(c):
             continue
         if c.kind in _FUNCS:
             yield c
