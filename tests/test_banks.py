@@ -128,3 +128,31 @@ def test_symbolic_block_uses_threadidx_x_only():
     assert (r.degree.degree, bool(r.assumption)) == (8, True)
     acc2 = _access(op("*", op("+", op("*", TX, c(8)), TY), c(4)), dims=(1024,))
     assert banks.analyze(_kernel(), acc2, Geometry(None, None, "symbolic")).status == "skipped"
+
+
+def test_separable_offsets():
+    from cudalint.analysis.banks_uniform import separable
+    k, lane, it = Sym("k@1", 0, "loop"), {"threadIdx.x", "threadIdx.y"}, {"k@1"}
+    assert separable(op("*", op("+", op("*", TY, c(256)), op("+", TX, k)), c(4)), lane, it)
+    assert separable(op("<<", op("-", TX, k), c(2)), lane, it)
+    assert separable(op("+", op("%", TX, c(7)), op("/", c(64), k)), lane, it)  # each part any shape
+    assert not separable(op("*", TX, k), lane, it)
+    assert not separable(op("%", op("+", TX, k), c(32)), lane, it)
+    assert not separable(op("<<", TX, k), lane, it)
+
+
+def test_uniform_shortcut_matches_the_enumeration(monkeypatch):
+    # s[tx * (1 + ty) + k] (bytes) for k in 0..3, a 32x2 block: warp 0 is clean at k = 0 and
+    # 2-way at k = 1 (each lane straddles two words); warp 1 is 2-way from k = 0 on. The first
+    # 2-way in warp, then iteration, order is warp 0 at k = 1.
+    from cudalint.analysis import banks_uniform
+    k = Sym("k@1", 0, "loop")
+    loop = Loop(1, k, c(0), "+", c(1), op("<", k, c(4)), False, False, LOC)
+    acc = _access(op("+", op("*", op("*", TX, c(4)), op("+", c(1), TY)), k), dims=(4096,),
+                  guard=(op("<", k, c(4)),), loops=(1,))
+    geom = Geometry((32, 2, 1), (1, 1, 1), "test")
+    fast = banks.analyze(_kernel({1: loop}), acc, geom)
+    assert (fast.status, fast.degree.degree, fast.warp, fast.at, fast.low) == ("conflict", 2, 0, (("k", 1),), 1)
+    assert fast.offsets == tuple((lane, 4 * lane + 1) for lane in range(32)) and fast.all_lanes
+    monkeypatch.setattr(banks_uniform, "analyze_uniform", lambda *args: None)
+    assert banks.analyze(_kernel({1: loop}), acc, geom) == fast

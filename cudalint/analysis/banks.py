@@ -29,6 +29,10 @@ The degree policy (a warning must not be a false alarm):
 - a lane takes part when the conjuncts of its guard that can be evaluated (thread coordinates,
   known loop counters, the geometry) hold; conjuncts on kernel arguments or data (bound checks
   such as `i < n`) are assumed to hold, as they do for the typical full warp.
+
+Accesses whose loops run alike in every lane and whose offset is a lane part plus an iteration
+part take the shortcut of `cudalint.analysis.banks_uniform`, which gives the same Result without
+evaluating every lane of every warp in every iteration.
 """
 
 from __future__ import annotations
@@ -281,12 +285,20 @@ def analyze(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int = 2000)
     used = {s.name for e in (acc.offset, *guard) for s in syms(e)}
     loops = [kernel.loops[i] for i in acc.loops if i in kernel.loops and kernel.loops[i].var is not None
              and kernel.loops[i].var.name in used]
-    off_names = {s.name for s in syms(acc.offset)}
+    off_names = _names(acc.offset)
     # conditions that read nothing lane-specific are answered once per warp and iteration, and
     # repeated offset patterns once per access
     lane_specific = _lane_specific(loops)
-    per_warp = [_compiled(c) for c in guard if not {s.name for s in syms(c)} & lane_specific]
-    per_lane = [_compiled(c) for c in guard if {s.name for s in syms(c)} & lane_specific]
+    warp_guard = [c for c in guard if not _names(c) & lane_specific]
+    lane_guard = [c for c in guard if _names(c) & lane_specific]
+    # loops alike in every lane and an offset of lane part + iteration part: a shortcut that
+    # gives the same Result; the enumeration below answers the rest
+    from cudalint.analysis.banks_uniform import analyze_uniform  # it builds on this module
+    fast = analyze_uniform(acc, loops, warps, base_env, warp_guard, lane_guard, lane_specific, assumption)
+    if fast is not None:
+        return fast
+    per_warp = [_compiled(c) for c in warp_guard]
+    per_lane = [_compiled(c) for c in lane_guard]
     offset_of = _compiled(acc.offset)
     degrees: dict = {}
     candidates = []  # (degree, warp, at, offsets, all_lanes, unbound names, lanes env)
@@ -294,7 +306,7 @@ def analyze(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int = 2000)
     for w, lanes in warps:
         combos = _combos(loops, lanes, base_env, off_names)
         if combos is None:
-            return Result("skipped", reason="a per-thread loop counter with unknown bounds")
+            return NOT_ENUMERABLE
         for at, lane_envs in combos:
             offs, unbound, envs = {}, set(), {}
             if lane_envs and not _active(per_warp, lane_envs[0][1]):
@@ -318,7 +330,7 @@ def analyze(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int = 2000)
             lows.append(d.degree)
             candidates.append((d, w, at, offs, len(offs) == len(lanes) == WARP, tuple(sorted(unbound)), envs))
     if not candidates:
-        return Result("skipped", reason="no warp/iteration whose degree holds for every argument value")
+        return NO_CANDIDATE
     candidates.sort(key=lambda c: -c[0].degree)  # stable: the first warp/iteration among equals
     for d, w, at, offs, full, unbound, envs in candidates[:4]:
         if unbound and not _proved(acc.offset, envs, unbound, timeout_ms):
@@ -330,6 +342,15 @@ def analyze(kernel: Kernel, acc: Access, geom: Geometry, timeout_ms: int = 2000)
         return Result("conflict", d, w, at, low, unbound, assumption, offsets=tuple(sorted(offs.items())),
                       all_lanes=full)
     return Result("skipped", reason="the degree depends on kernel arguments or block indices")
+
+
+# shared with banks_uniform; NOT_ENUMERABLE also answers more than MAX_COMBOS combinations
+NOT_ENUMERABLE = Result("skipped", reason="a per-thread loop counter with unknown bounds")
+NO_CANDIDATE = Result("skipped", reason="no warp/iteration whose degree holds for every argument value")
+
+
+def _names(e) -> set:
+    return {s.name for s in syms(e)}
 
 
 def _lane_specific(loops) -> set:
