@@ -25,7 +25,10 @@ and calls declared `noreturn` end the path without a leak (the process ends).
 
 from __future__ import annotations
 
+import gc
 import re
+from contextlib import contextmanager
+from functools import lru_cache
 
 from cudalint import host_model as H
 from cudalint.analysis import summaries as S
@@ -51,10 +54,19 @@ class _Flow(Ownership):
         for e in g.ev:
             if isinstance(e, H.Call):
                 self.calls[e.id] = e
+        with _collector_paused():
+            self.walk(g, entry)
+        return self.out
+
+    def walk(self, g, entry):
         stack = [(entry, self.initial())]
         visited = set()
         steps = 0
         tested = _tested_ahead(g)
+        copies = [ev is not None and not _inert(ev) for ev in g.ev]  # per node: its event changes the state
+        # a call's failure is explored last: where paths meet in one state, the first to get
+        # there is the witness, and the one where every call succeeds reads best
+        order = [sorted(reversed(edges), key=_fails_first) for edges in g.edges]
         while stack:
             node, st = stack.pop()
             key = (node, st.key())
@@ -67,20 +79,18 @@ class _Flow(Ownership):
                 break
             ev = g.ev[node]
             if ev is not None:
-                if not _inert(ev):
+                if copies[node]:
                     st = st.copy()
                 if not self.event(ev, st):
                     continue
-            # a call's failure is explored last: where paths meet in one state, the first to get
-            # there is the witness, and the one where every call succeeds reads best
-            for target, dec in sorted(reversed(g.edges[node]), key=_fails_first):
-                nst = st
-                if dec is not None:
-                    nst = self.decide(dec, st)
-                    if nst is None:
-                        continue
-                stack.append((target, _without_dead_facts(nst, tested[target])))
-        return self.out
+            for target, dec in order[node]:
+                if dec is None:
+                    stack.append((target, _without_dead_facts(st, tested[target])))
+                    continue
+                nst = self.decide(dec, st)
+                if nst is not None:  # a copy of its own: dead facts can go in place
+                    _drop_dead_facts(nst, tested[target])
+                    stack.append((target, nst))
 
     def initial(self) -> PathState:
         """Each parameter holds something the caller owns: tracked so the summary can say
@@ -345,11 +355,30 @@ def _forgotten_by(ev) -> str | None:
 def _without_dead_facts(st: PathState, tested: frozenset) -> PathState:
     """`st` less what it knows of conditions no branch ahead decides on, so that paths which
     differ only there merge (a dozen checked calls made `main`'s walk 2^12 paths, all alike)."""
-    if all(text in tested for text in st.facts):
+    if st.facts.keys() <= tested:
         return st
     s = st.copy()
-    s.facts = {text: v for text, v in st.facts.items() if text in tested}
+    _drop_dead_facts(s, tested)
     return s
+
+
+def _drop_dead_facts(st: PathState, tested: frozenset) -> None:
+    for text in [text for text in st.facts if text not in tested]:
+        del st.facts[text]
+
+
+@contextmanager
+def _collector_paused():
+    """The walk makes no reference cycles, yet the collector's passes over the keys it keeps
+    (tens of thousands) were a quarter of mergeVS's walk; a walk inside a walk (a helper's
+    summary) leaves the collector to the outer one."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _forget(st: PathState, name: str) -> None:
@@ -379,6 +408,7 @@ def _inert(ev) -> bool:
 _names = S.names_of
 
 
+@lru_cache(maxsize=1 << 16)  # the fixed point of _tested_ahead asks the same pairs on every round
 def _mentions(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
 

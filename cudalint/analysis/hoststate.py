@@ -12,6 +12,7 @@ from cudalint import host_model as H
 from cudalint.analysis import summaries as S
 from cudalint.analysis.hostkinds import (CUDA_KINDS, RELEASE, DoubleFree, FlowResult, MemoryLeak, Mismatch,
                                          UseAfterFree)
+from cudalint.analysis.hostparts import Part, Statuses
 from cudalint.model import Loc
 
 
@@ -21,11 +22,11 @@ class PathState:
     __slots__ = ("binds", "allocs", "results", "pending", "facts", "trail", "fails", "born", "last_call", "_key")
 
     def __init__(self):
-        self.binds = {}  # var -> alloc site
-        self.allocs = {}  # site -> (status, kind, name, alloc call, loc, release name, release loc)
-        self.results = {}  # var -> call id whose cudaError_t it holds
-        self.pending = {}  # (var, source id) -> (stream, events, source name, loc)
-        self.facts = {}  # cond text -> bool (switches: -> ("is", label) | ("not", labels))
+        self.binds = Part.empty()  # var -> alloc site
+        self.allocs = Statuses.empty()  # site -> (status, kind, name, alloc call, loc, release name, release loc)
+        self.results = Part.empty()  # var -> call id whose cudaError_t it holds
+        self.pending = Part.empty()  # (var, source id) -> (stream, events, source name, loc)
+        self.facts = Part.empty()  # cond text -> bool (switches: -> ("is", label) | ("not", labels))
         self.trail = ()  # decisions taken, as text
         self.fails = ()  # (index in trail, call name, Loc) of each call this path takes as failed
         self.born = {}  # site -> len(trail) when allocated; also what freed a site, which calls failed
@@ -33,10 +34,10 @@ class PathState:
         self._key = None  # set once the state is on the walk's stack (never changed after that)
 
     def copy(self):
-        s = PathState()
-        s.binds, s.allocs, s.results = dict(self.binds), dict(self.allocs), dict(self.results)
-        s.pending, s.facts, s.trail, s.born = dict(self.pending), dict(self.facts), self.trail, dict(self.born)
-        s.fails, s.last_call = self.fails, self.last_call
+        s = PathState.__new__(PathState)
+        s.binds, s.allocs, s.results = self.binds.clone(), self.allocs.clone(), self.results.clone()
+        s.pending, s.facts, s.born = self.pending.clone(), self.facts.clone(), dict(self.born)
+        s.trail, s.fails, s.last_call, s._key = self.trail, self.fails, self.last_call, None
         return s
 
     def failed_since(self, start: int) -> tuple:
@@ -45,9 +46,8 @@ class PathState:
 
     def key(self):
         if self._key is None:
-            self._key = (frozenset(self.binds.items()), frozenset((k, v[0]) for k, v in self.allocs.items()),
-                         frozenset(self.results.items()), frozenset(self.pending.items()),
-                         frozenset(self.facts.items()), self.last_call)
+            self._key = (self.binds.frozen_form(), self.allocs.frozen_form(), self.results.frozen_form(),
+                         self.pending.frozen_form(), self.facts.frozen_form(), self.last_call)
         return self._key
 
 
