@@ -84,6 +84,9 @@ def _search(ctx, kernel: Kernel, pairs: list, found: dict, budget: int) -> int:
             continue
         if not _candidate(kernel, a, b):
             continue
+        space = a.array.space == "global"
+        if (space, a.loc.line) in found and (space, b.loc.line) in found:
+            continue  # whichever executes second, its line has its race already
         budget -= 1
         if budget < 0 or ctx.out_of_time():
             why = f"{PAIR_CAP}: stopped after {MAX_PAIRS} pairs of accesses" if budget < 0 else "file time budget spent"
