@@ -57,17 +57,28 @@ class Op:
         scope = max((a.scope for a in args), default=UNIFORM)
         size = 1 + sum(a.size if isinstance(a, Op) else 1 for a in args)
         if size > MAX_EXPR_NODES:
-            return Sym(f"expr.{_digest(Op(op, args), {}):08x}", scope, "value")
+            return Sym(f"expr.{_digest(Op(op, args)):08x}", scope, "value")
         return Op(op, args, scope, size)
 
 
-def _digest(e: "Expr", seen: dict) -> int:
-    """A fingerprint of an expression that visits each shared subexpression once."""
-    if not isinstance(e, Op):
-        return zlib.crc32(repr(e).encode())
-    if id(e) not in seen:
-        seen[id(e)] = zlib.crc32(f"{e.op}({','.join(str(_digest(a, seen)) for a in e.args)})".encode())
-    return seen[id(e)]
+def _digest(e: "Expr") -> int:
+    """A fingerprint of an expression that visits each shared subexpression once, without
+    recursion (a chain of additions may be as deep as the expression is large)."""
+    done: dict = {}
+    stack = [e]
+    while stack:
+        x = stack[-1]
+        if id(x) in done:
+            stack.pop()
+        elif not isinstance(x, Op):
+            done[id(x)] = zlib.crc32(repr(x).encode())
+            stack.pop()
+        elif all(id(a) in done for a in x.args):
+            done[id(x)] = zlib.crc32(f"{x.op}({','.join(str(done[id(a)]) for a in x.args)})".encode())
+            stack.pop()
+        else:
+            stack.extend(a for a in x.args if id(a) not in done)
+    return done[id(e)]
 
 
 Expr = Union[Const, Sym, Op]

@@ -166,3 +166,19 @@ def test_kernel_over_the_race_pair_limit_says_so_not_time(work, capsys, monkeypa
     assert err == "many.cu: error: races in many: stopped after 2 pairs of accesses; the rest were not checked\n"
     assert out.endswith("1 file not fully checked (1 over a work limit); their findings may be incomplete.\n")
     assert code == 2
+
+
+
+def test_a_chain_of_additions_past_the_expression_limit_becomes_one_named_unknown():
+    from cudalint.model import MAX_EXPR_NODES, Const, Op, Sym
+
+    def chain(n):  # `x + 1 + 1 + …`: as deep as it is large
+        x = Sym("x", 2, "value")
+        for _ in range(n):
+            x = Op.make("+", x, Const(1))
+        return x
+
+    small, large = chain(MAX_EXPR_NODES // 2 - 1), chain(MAX_EXPR_NODES // 2)
+    assert isinstance(small, Op) and small.size == MAX_EXPR_NODES - 1
+    assert isinstance(large, Sym) and (large.scope, large.origin) == (2, "value")
+    assert large.name.startswith("expr.") and large == chain(MAX_EXPR_NODES // 2)  # the same name again

@@ -473,7 +473,7 @@ def rewrite_pitch(offset, old: int, new: int):
         args = tuple(rewrite_pitch(a, old, new) for a in offset.args)
         if offset.op == "*" and any(isinstance(a, Const) and a.value == old for a in args):
             args = tuple(Const(new) if isinstance(a, Const) and a.value == old else a for a in args)
-        return Op(offset.op, args, offset.scope)
+        return Op(offset.op, args, offset.scope, offset.size)  # the same shape, other constants
     return offset
 
 
