@@ -1,5 +1,6 @@
-"""The solver front (cudalint.symbolic.check): an integer query the default solver cannot settle
-in time is answered by z3's bounded-integer tactics."""
+"""The solver front (cudalint.symbolic.check): a query the first solver does not settle in time
+goes to a second try (z3's bounded-integer tactics, or one bit-blasting of a bit-vector query),
+then, for an integer query, to z3's default incremental solver."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from pathlib import Path
 
 import z3
 
-from cudalint.symbolic import check, solver
+from cudalint import symbolic
+from cudalint.symbolic import IntSolver, check, solver
 
 # A race question cudalint asked of MT's boxmuller kernel (HeCBench): two threads of different
 # blocks (128 threads, 32 blocks) at one index `g + k*4096` with g = 128*b + t < 4096, with the
@@ -31,3 +33,29 @@ def test_a_satisfiable_query_keeps_the_default_solvers_model():
     s.add(x > 3, y == 2 * x, y < 10)
     status, model = check(s, 2000)
     assert status == "sat" and (model[x].as_long(), model[y].as_long()) == (4, 8)
+
+
+def _first_solver_stalls(monkeypatch, stalled: type):
+    """The first solver (and any other of type `stalled`) answers 'unknown', as on a query its
+    search goes astray on; the others answer as z3 does."""
+    real = symbolic._check
+    monkeypatch.setattr(symbolic, "_check", lambda s, ms: ("unknown", None) if type(s) is stalled else real(s, ms))
+
+
+def test_a_bit_vector_query_the_first_solver_leaves_open_is_bit_blasted_whole(monkeypatch):
+    s = solver()
+    _first_solver_stalls(monkeypatch, type(s))
+    x, y = z3.BitVecs("x y", 32)
+    s.add(x * y == 35, z3.UGT(x, 1), z3.UGT(y, 1), z3.ULT(x, 100), z3.ULT(y, 100))
+    status, model = check(s, 2000)
+    assert status == "sat" and sorted((model[x].as_long(), model[y].as_long())) == [5, 7]
+
+
+def test_an_integer_query_neither_first_try_settles_goes_to_the_default_solver(monkeypatch):
+    s = solver(ints=True)
+    _first_solver_stalls(monkeypatch, IntSolver)
+    x, y = z3.Ints("x y")
+    s.add(x * y == 35, x > 1, y > 1)  # non-linear: the bounded-integer tactics refuse it
+    assert symbolic._second_try(s, 2000)[0] == "unknown"
+    status, model = check(s, 2000)
+    assert status == "sat" and sorted((model[x].as_long(), model[y].as_long())) == [5, 7]
