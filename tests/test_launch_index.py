@@ -60,6 +60,19 @@ def test_files_beside_are_parsed_only_where_they_name_a_guessed_kernel_before_a_
         [str(tmp_path / "template_launch.cu")]
 
 
+def test_files_beside_that_define_a_kernel_of_that_name_launch_their_own(tmp_path):
+    """Variants of one program side by side, each with its own (often `static`) kernel: a
+    variant's launches are of its kernel, and it is not parsed for them."""
+    kernels = shutil.copy(KERNELS, tmp_path)
+    (tmp_path / "variant.cu").write_text(
+        "static __global__ void wide_stage(float *a, int n)\n{\n  a[n] = 0;\n}\n"
+        "void f() { wide_stage<<<1, 64>>>(0, 0); }\n")
+    (tmp_path / "declares_it.cu").write_text(
+        "__global__ void wide_stage(float *a, int n);\nvoid f() { wide_stage<<<1, 64>>>(0, 0); }\n")
+    first = analyze_all([kernels], Settings(cuda_mode="shim"), jobs=1)
+    assert [Path(p).name for p in context_files(first, Settings(cuda_mode="shim"), [kernels])] == ["declares_it.cu"]
+
+
 def test_launches_in_another_file_replace_the_guess():
     results = analyze_all([KERNELS, MAIN], Settings(cuda_mode="shim"), jobs=1)
     assert _found(results) == [("kernels.cu", 15, "CUDA201")]
