@@ -304,11 +304,15 @@ def _incremental(solver: z3.Solver) -> z3.Solver:
 def _second_try(solver: z3.Solver, timeout_ms: int):
     """The query's answer by bit-blasting it whole: its bounded integers as pseudo-Boolean bits
     (the tactics refuse an unbounded or non-linear term at once, 'unknown'), or its bit-vectors."""
+    ctx = solver.ctx
     if isinstance(solver, IntSolver):
-        steps = ("simplify", "propagate-ineqs", "normalize-bounds", "lia2pb", "pb2bv", "simplify", "bit-blast", "sat")
+        # pb2bv takes only `sum <= constant`: lia2pb leaves constants inside sums, which
+        # arith_lhs moves right (without it, MT's boxmuller question was refused at once)
+        lhs = z3.With(z3.Tactic("simplify", ctx=ctx), arith_lhs=True)
+        steps = ("simplify", "propagate-ineqs", "normalize-bounds", "lia2pb", lhs, "pb2bv", "simplify", "bit-blast", "sat")
     else:
         steps = ("simplify", "solve-eqs", "bit-blast", "sat")
-    pre = z3.Then(*steps, ctx=solver.ctx).solver()
+    pre = z3.Then(*steps, ctx=ctx).solver()
     pre.set("timeout", timeout_ms)
     pre.add(solver.assertions())
     return _answer(pre)

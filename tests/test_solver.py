@@ -17,14 +17,21 @@ from cudalint.symbolic import IntSolver, check, solver
 DISTINCT_BLOCKS = Path(__file__).parent / "data" / "solver" / "distinct_blocks.smt2"
 
 
-def _query():
+NEXT_ITERATION = Path(__file__).parent / "data" / "solver" / "next_iteration_other_block.smt2"
+
+
+def _query(path=DISTINCT_BLOCKS):
     s = solver(ints=True)
-    s.from_string(DISTINCT_BLOCKS.read_text())
+    s.from_string(path.read_text())
     return s
 
 
 def test_a_bounded_linear_query_the_default_solver_stalls_on_is_unsat():
     assert check(_query(), 2000) == ("unsat", None)
+
+
+def test_the_second_try_settles_a_bounded_query_with_constants_inside_its_sums():
+    assert symbolic._second_try(_query(NEXT_ITERATION), 2000) == ("unsat", None)
 
 
 def test_a_satisfiable_query_keeps_the_default_solvers_model():
