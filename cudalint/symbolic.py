@@ -291,8 +291,8 @@ def check(solver: z3.Solver, timeout_ms: int):
 
 
 def _incremental(solver: z3.Solver) -> z3.Solver:
-    """For an integer query, z3's default (incremental) solver on it: its search is another than
-    the tactic solver's, and settles some queries that one does not (1 of 11,000 on 272 HeCBench
+    """For an integer query, z3's default (incremental) solver on it: its search differs from the
+    tactic solver's and settles some queries that one does not (1 of 11,000 on 272 HeCBench
     files)."""
     if not isinstance(solver, IntSolver):
         return solver

@@ -168,7 +168,6 @@ def test_kernel_over_the_race_pair_limit_says_so_not_time(work, capsys, monkeypa
     assert code == 2
 
 
-
 def test_a_chain_of_additions_past_the_expression_limit_becomes_one_named_unknown():
     from cudalint.model import MAX_EXPR_NODES, Const, Op, Sym
 
