@@ -72,29 +72,103 @@ def div(a, n: int):
 
 def to_z3(e, var: Callable[[Sym], z3.ExprRef], side: list | None = None, ints: bool = False):
     """The z3 term of expression `e`; `var` maps each Sym to the z3 variable of one thread (of
-    the sort `ints` chooses). With `side`, no-overflow conditions of its arithmetic are appended
-    there: index arithmetic that wraps around is a bug of its own, and wrapped witnesses would
-    be false alarms."""
+    the sort `ints` chooses; in integers it may give a Python int, a value the thread knows).
+    With `side`, no-overflow conditions of its arithmetic are appended there: index arithmetic
+    that wraps around is a bug of its own, and wrapped witnesses would be false alarms."""
+    if ints:
+        return _as_term(_int_term(e, var, side))
     if isinstance(e, Const):
-        return num(e.value, ints)
+        return bv(e.value)
     if isinstance(e, Sym):
         return var(e)
-    op, args = e.op, e.args
+    return _node(e.op, [to_z3(x, var, side) for x in e.args], side, False)
+
+
+def _int_term(e, var, side):
+    """e in integers: a Python int (a bool for a truth) where its value is known, which is then
+    computed here rather than by z3 (a launch's sizes and the generic arguments make much of an
+    index constant, and each z3 term costs microseconds to build)."""
+    if isinstance(e, Const):
+        return e.value
+    if isinstance(e, Sym):
+        return var(e)
+    args = [_int_term(x, var, side) for x in e.args]
+    if e.op == "ite" and isinstance(args[0], int) and _truth(args[1]) == _truth(args[2]):
+        return args[1] if args[0] else args[2]
+    if all(isinstance(a, int) for a in args):
+        v = _fold(e.op, args, side)
+        if v is not None:
+            return v
+    return _node(e.op, [_as_term(a) for a in args], side, True)
+
+
+def _truth(x) -> bool:
+    return isinstance(x, bool) or isinstance(x, z3.BoolRef)
+
+
+def _as_term(x):
+    if isinstance(x, bool):
+        return z3.BoolVal(x)
+    return z3.IntVal(x) if isinstance(x, int) else x
+
+
+def _fold(op: str, args: list, side: list | None):
+    """C's `op` on known values as the integer encoding (_node) states it, or None where this
+    does not say (a division by zero, a shift by a negative amount)."""
     if op == "ite":
-        c, a, b = (to_z3(x, var, side, ints) for x in args)
+        c, a, b = args
+        pick = a if c else b
+        return pick if isinstance(a, bool) == isinstance(b, bool) else int(pick)
+    if op == "!":
+        return not args[0]
+    if op == "~":
+        return ~int(args[0])
+    if op == "bitlen":
+        return min(max(int(args[0]), 0).bit_length(), BITS - 1)
+    a, b = args
+    if op == "&&":
+        return bool(a) and bool(b)
+    if op == "||":
+        return bool(a) or bool(b)
+    a, b = int(a), int(b)
+    if op in _CMP:
+        return _CMP[op](a, b)
+    if op in ("<<", ">>") and not 0 <= b < BITS or op in ("/", "%") and b == 0:
+        return None
+    if op in ("/", "%"):
+        q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # C truncates toward zero
+        return q if op == "/" else a - b * q
+    r = _FOLD.get(op)
+    if r is None:
+        return None
+    r = r(a, b)
+    if side is not None and op in ("+", "-", "*", "<<") and not INT_MIN <= r <= INT_MAX:
+        side.append(z3.BoolVal(False))  # what in_range says of it
+    return r
+
+
+_FOLD = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+         "<<": lambda a, b: a * 2**b, ">>": lambda a, b: a >> b, "&": lambda a, b: a & b,
+         "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "min": min, "max": max}
+
+
+def _node(op: str, args: list, side: list | None, ints: bool):
+    """The term of `op` on its operands' terms."""
+    if op == "ite":
+        c, a, b = args
         a, b = (a, b) if z3.is_bool(a) == z3.is_bool(b) else (as_bv(a, ints), as_bv(b, ints))
         return z3.If(as_bool(c), a, b)
     if op == "!":
-        return z3.Not(as_bool(to_z3(args[0], var, side, ints)))
+        return z3.Not(as_bool(args[0]))
     if op == "~":
-        a = as_bv(to_z3(args[0], var, side, ints), ints)
+        a = as_bv(args[0], ints)
         return -a - 1 if ints else ~a
     if op == "bitlen":  # the bits a non-negative value needs (0 for 0 and below): a halving loop's trips
-        a, r = as_bv(to_z3(args[0], var, side, ints), ints), num(0, ints)
+        a, r = as_bv(args[0], ints), num(0, ints)
         for k in range(BITS - 1):
             r = z3.If(a >= num(2**k, ints), num(k + 1, ints), r)
         return r
-    a, b = (to_z3(x, var, side, ints) for x in args)
+    a, b = args
     if op == "&&":
         return z3.And(as_bool(a), as_bool(b))
     if op == "||":

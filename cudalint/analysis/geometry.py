@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 import z3
 
-from cudalint.model import BLOCK, THREAD, UNIFORM, FileModel, Kernel, Sym
+from cudalint.model import BLOCK, THREAD, UNIFORM, FileModel, Kernel, Sym, syms
 from cudalint.symbolic import in_range, num, to_z3, variable
 
 AXES = ("x", "y", "z")
@@ -88,7 +88,6 @@ def fixed_arguments(kernel: Kernel, values: tuple, grid) -> tuple:
 
 def _grid_stride(kernel: Kernel) -> bool:
     """A loop that steps by the grid's size (`i += blockDim.x * gridDim.x`, `grid.size()`)."""
-    from cudalint.model import syms
     return any(loop.step is not None and any(s.name.startswith("gridDim.") for s in syms(loop.step))
                for loop in kernel.loops.values())
 
@@ -174,7 +173,7 @@ def _pin_unused_axes(kernel: Kernel, g: Geometry) -> Geometry:
 def _builtins_used(kernel: Kernel) -> set:
     """The coordinates the kernel's source reads (a cooperative group's thread_rank() reads
     every axis, but says nothing of which ones the launch uses)."""
-    from cudalint.model import Access, syms
+    from cudalint.model import Access
     if kernel.builtins_read:
         return set(kernel.builtins_read)
     names = set()
@@ -212,12 +211,14 @@ class Thread:
     Symbols of `scope >= split` get a per-thread copy; wider-shared ones are one variable for all
     threads (for a block-level question, blockIdx is shared; for a grid-level one it is not).
     `overrides` pins particular symbols (loop variables in a given iteration) to terms. `ints`
-    picks the integer encoding (see cudalint.symbolic).
+    picks the integer encoding (see cudalint.symbolic). `terms`: the terms of expressions made
+    for another thread of the same copy, encoding and pins (a dict its caller keeps): many
+    questions ask about the same access.
     """
 
     def __init__(self, k: int, geom: Geometry, split: int, overrides: dict | None = None,
                  generic: int | None = None, huge: str | None = None, ints: bool = False,
-                 value_split: int | None = None):
+                 value_split: int | None = None, terms: dict | None = None):
         self.k, self.geom, self.split, self.generic, self.huge = k, geom, split, generic, huge
         # values computed or loaded (not coordinates) get a copy of their own from this scope up
         self.value_split = split if value_split is None else value_split
@@ -226,27 +227,33 @@ class Thread:
         self.cache: dict = {}
         self.side: list = []  # no-overflow conditions and data ranges of the terms built so far:
         # add them to a solver after building every term
+        self.terms = terms
 
     def var(self, s: Sym):
+        v = self.value(s)
+        return self.num(v) if isinstance(v, int) else v
+
+    def value(self, s: Sym):
+        """var(s), or a Python int where the thread knows its value (to_z3 computes with it)."""
         if s in self.overrides:
             return self.overrides[s]
         if s.name.startswith(("blockDim.", "gridDim.")) and s.name[-1] in AXES:
             dims = self.geom.block if s.name.startswith("blockDim") else self.geom.grid
             if dims and dims[AXES.index(s.name[-1])] is not None:
-                return self.num(dims[AXES.index(s.name[-1])])
+                return dims[AXES.index(s.name[-1])]
             if self.generic is not None and s.name.startswith("gridDim."):
                 # an open grid size is derived from the problem size: generic, as arguments are
-                return self.num(generic_value(s.name, self.generic))
+                return generic_value(s.name, self.generic)
             return self.fresh(s.name)
         if s.origin == "param":
             for axis, param in self.geom.tied:  # the argument that carries this blockDim component
                 if s.name == param:
-                    return self.var(Sym(f"blockDim.{AXES[axis]}", 0, "builtin"))
+                    return self.value(Sym(f"blockDim.{AXES[axis]}", 0, "builtin"))
             for param, v in self.geom.args:  # the value the launch passes
                 if s.name == param:
-                    return self.num(v)
+                    return int(v)
         if self.generic is not None and s.scope == UNIFORM and s.origin in ("param", "value"):
-            return self.num(HUGE if s.name == self.huge else generic_value(s.name, self.generic))
+            return HUGE if s.name == self.huge else generic_value(s.name, self.generic)
         split = self.split if s.origin == "builtin" else self.value_split
         name = f"{s.name}#{self.k}" if s.scope >= split else s.name
         if name not in self.cache:
@@ -264,7 +271,20 @@ class Thread:
         return v
 
     def term(self, e):
-        return to_z3(e, self.var, self.side, self.ints)
+        if self.terms is None:
+            return to_z3(e, self.value if self.ints else self.var, self.side, self.ints)
+        made = self.terms.get(id(e))
+        if made is None:
+            before = len(self.side)
+            term = to_z3(e, self.value if self.ints else self.var, self.side, self.ints)
+            # e is kept with its term, so that its id names it while `terms` lives
+            self.terms[id(e)] = made = (e, term, self.side[before:], tuple(dict.fromkeys(syms(e))))
+            return term
+        _, term, side, names = made
+        for s in names:  # its variables in this thread too, with their ranges
+            self.value(s)
+        self.side += side
+        return term
 
     def builtin(self, base: str, axis: str):
         return self.var(Sym(f"{base}.{axis}", THREAD if base == "threadIdx" else BLOCK, "builtin"))

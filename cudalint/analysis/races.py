@@ -305,7 +305,9 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
     first, second = kernel.events[p.first], kernel.events[p.second]
     split = BLOCK if mode == "grid" else THREAD
     rel = dict(p.iterations)
-    t1, t2 = (Thread(k, geom, split, _own_loop_vars(kernel, rel, k, ints), generic=round_, huge=huge, ints=ints)
+    own = [_own_loop_vars(kernel, rel, k, ints) for k in (1, 2)]
+    t1, t2 = (Thread(k, geom, split, own[k - 1], generic=round_, huge=huge, ints=ints,
+                     terms=memo.setdefault(("terms", k, geom, split, round_, huge, ints, tuple(own[k - 1])), {}))
               for k in (1, 2))
     facts = [f for th in (t1, t2) for f in _memo(memo, ("geometry", th.k, geom, split, ints), th, th.constraints)]
     for th, acc, which in ((t1, first, "first"), (t2, second, "second")):

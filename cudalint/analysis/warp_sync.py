@@ -53,12 +53,12 @@ _COORDINATES = {f"{b}.{a}" for b in ("threadIdx", "blockIdx", "blockDim", "gridD
 class _Lane(Thread):
     """A thread whose opaque data values are the other lane's (see the module docstring)."""
 
-    def var(self, s: Sym):
+    def value(self, s: Sym):
         if s.origin == "builtin" and s.name not in _COORDINATES:
             raise Undecided(s.name)  # e.g. `threadIdx.PX` where a macro hid the member's name
         if s.origin == "value" and s.scope >= BLOCK and s not in self.overrides:
-            return super().var(Sym(s.name, UNIFORM, s.origin))
-        return super().var(s)
+            return super().value(Sym(s.name, UNIFORM, s.origin))
+        return super().value(s)
 
 
 @dataclass

@@ -1,0 +1,88 @@
+"""Building z3 terms (cudalint.symbolic.to_z3, geometry.Thread.term): known values are computed
+in Python, as the integer encoding states C's operators, and a term made for one question
+brings its variables' ranges into the next."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import z3
+
+from cudalint.analysis.geometry import Geometry, Thread
+from cudalint.model import THREAD, Const, Op, Sym
+from cudalint.symbolic import INT_MAX, INT_MIN, to_z3
+
+A, B = Sym("a", 0, "param"), Sym("b", 0, "param")
+VALUES = (0, 1, 7, -7, 3, -3, 32, 1 << 20, INT_MAX, INT_MIN)
+ARITHMETIC = ("+", "-", "*", "/", "%", "min", "max", "<", "<=", ">", ">=", "==", "!=", "&&", "||")
+
+
+def _by_z3(op: str, x: int, y: int):
+    """What the encoding says of `x op y`: its term on two unknowns, then the values put in."""
+    a, b = z3.Int("a"), z3.Int("b")
+    side: list = []
+    term = to_z3(Op(op, (A, B)), {A: a, B: b}.get, side, ints=True)
+    fixed = [(a, z3.IntVal(x)), (b, z3.IntVal(y))]
+    value = z3.simplify(z3.substitute(term, *fixed))
+    fits = z3.simplify(z3.substitute(z3.And(*side), *fixed)) if side else z3.BoolVal(True)
+    return (z3.is_true(value) if z3.is_bool(value) else value.as_long()), z3.is_true(fits)
+
+
+@pytest.mark.parametrize("op", ARITHMETIC)
+def test_a_known_operation_is_the_value_the_encoding_gives(op):
+    for x, y in itertools.product(VALUES, VALUES):
+        if op in ("/", "%") and y == 0:
+            continue
+        side: list = []
+        term = to_z3(Op(op, (Const(x), Const(y))), None, side, ints=True)
+        folded = z3.is_true(term) if z3.is_bool(term) else term.as_long()
+        fits = not any(z3.is_false(z3.simplify(s)) for s in side)
+        assert (folded, fits) == _by_z3(op, x, y), (op, x, y)
+
+
+def test_c_division_truncates_toward_zero():
+    values = [to_z3(Op(op, (Const(x), Const(y))), None, ints=True).as_long()
+              for op, x, y in (("/", -7, 2), ("%", -7, 2), ("/", 7, -2), ("%", 7, -2))]
+    assert values == [-3, -1, -3, 1]
+
+
+def test_bit_operations_on_known_values_stay_integers():
+    cases = {("&", 12, 10): 8, ("|", 12, 10): 14, ("^", 12, 10): 6, ("<<", 3, 4): 48, (">>", -8, 1): -4}
+    for (op, x, y), want in cases.items():
+        assert to_z3(Op(op, (Const(x), Const(y))), None, ints=True).as_long() == want
+
+
+def test_an_overflowing_known_sum_makes_the_side_conditions_false():
+    side: list = []
+    to_z3(Op("+", (Const(INT_MAX), Const(1))), None, side, ints=True)
+    s = z3.Solver()
+    s.add(*side)
+    assert s.check() == z3.unsat
+
+
+def test_a_known_condition_picks_its_branch_without_the_other():
+    x = z3.Int("x")
+    term = to_z3(Op("ite", (Op("<", (Const(1), Const(2))), A, B)), {A: x, B: z3.Int("y")}.get, ints=True)
+    assert term.eq(x)
+
+
+def test_the_launch_sizes_of_a_thread_are_known_values():
+    geom = Geometry(block=(128, 1, 1), grid=(4, 1, 1), source="a test")
+    t = Thread(1, geom, THREAD, ints=True)
+    term = t.term(Op("*", (Sym("blockDim.x", 0, "builtin"), Sym("gridDim.x", 0, "builtin"))))
+    assert term.as_long() == 512
+
+
+def test_a_term_made_for_an_earlier_question_brings_its_variables_ranges():
+    geom = Geometry(block=(128, 1, 1), grid=(4, 1, 1), source="a test")
+    terms: dict = {}
+    n = Sym("n", 0, "param")
+    e = Op("+", (n, Const(1)))
+    first = Thread(1, geom, THREAD, ints=True, terms=terms)
+    made = first.term(e)
+    again = Thread(1, geom, THREAD, ints=True, terms=terms)
+    assert again.term(e) is made  # not built again
+    s = z3.Solver()
+    s.add(*again.side, z3.Int("n") > INT_MAX)
+    assert s.check() == z3.unsat
