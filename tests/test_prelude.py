@@ -80,3 +80,33 @@ def test_a_preludes_names_are_its_headers_identifiers_read_once(tmp_path):
     assert prelude.names_of(str(pch)) == names  # from the kept list, not the headers
     prelude.names_of.cache_clear()
     assert prelude.names_of(str(tmp_path / "none.pch")) is None  # no sidecar: unknown
+
+
+def _called_body_kinds(tmp_path, text: str, callee: str, **settings) -> list:
+    """The kinds of the children of `callee`'s declaration, as a file calling it sees it when
+    parsed with its prelude (a fresh cache)."""
+    from cudalint.frontend.clang import CursorKind
+    from cudalint.frontend.parse import parse
+    from cudalint.settings import Settings
+    main = tmp_path / "main.cu"
+    main.write_text(text)
+    parsed = parse(str(main), Settings(cuda_mode="shim", **settings))
+    calls = [c for c in parsed.tu.cursor.walk_preorder() if c.kind == CursorKind.CALL_EXPR and c.spelling == callee]
+    return [k.kind for k in calls[0].referenced.get_children()]
+
+
+def test_the_prelude_holds_declarations_and_a_projects_own_copy_of_a_header_its_bodies(tmp_path, monkeypatch):
+    from cudalint.frontend.clang import CursorKind
+    monkeypatch.setenv("CUDALINT_CACHE_DIR", str(tmp_path / "cache"))
+    prelude._pch_for.cache_clear()
+    uses = "#include <cuda_fp16.h>\nint twice(int a) { return half_add(a, a); }\n"
+    (tmp_path / "sys").mkdir()
+    (tmp_path / "sys" / "cuda_fp16.h").write_text("#pragma once\ninline int half_add(int a, int b) { return a + b; }\n")
+    # the C++ library's headers: called, never walked
+    kinds = _called_body_kinds(tmp_path, "#include <vector>\nvoid add(std::vector<int>& v) { v.push_back(1); }\n",
+                               "push_back")
+    assert CursorKind.PARM_DECL in kinds and CursorKind.COMPOUND_STMT not in kinds
+    # the project's own cuda_fp16.h, found through -I before the toolkit's: its code
+    kinds = _called_body_kinds(tmp_path, uses, "half_add", include_dirs=(str(tmp_path / "sys"),))
+    assert CursorKind.COMPOUND_STMT in kinds
+    prelude._pch_for.cache_clear()

@@ -92,6 +92,7 @@ def remembered_children():
         _remembered = outer
 
 KEEP_GOING = 0x200  # CXTranslationUnit_KeepGoing: report every error, keep the AST
+SKIP_FUNCTION_BODIES = 0x40  # CXTranslationUnit_SkipFunctionBodies: declarations only
 CursorKind = ci.CursorKind
 TypeKind = ci.TypeKind
 Cursor = ci.Cursor

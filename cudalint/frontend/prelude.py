@@ -2,6 +2,11 @@
 reused by every file parsed with the same flags (a parse drops from ~150-450 ms to ~40-70 ms);
 files that reach CUB or Thrust get a second one that holds those too (2-3 s to ~0.3 s).
 
+The prelude holds its headers' declarations, not their function bodies: the rules walk the
+user's kernels and host functions, and call into the CUDA runtime, the C++ library, CUB and
+Thrust without walking them. A file's calls into those templates then instantiate declarations
+only (a file that calls Thrust parses in 0.13 s, not 0.45 s), and the PCH loads in 23 ms, not 28.
+
 The PCH lives in the user's cache directory, keyed by libclang and cudalint versions, the flags
 and the shim's contents; a sidecar lists the headers it read with their mtimes and sizes, and a
 changed header means a rebuild. A PCH is included before the file's own text, so a file that
@@ -44,6 +49,7 @@ CCCL_PRELUDE = PRELUDE + "".join(f"#if __has_include(<{h}>)\n#include <{h}>\n#en
     "thrust/copy.h", "thrust/fill.h", "thrust/count.h", "thrust/extrema.h", "thrust/unique.h",
     "thrust/binary_search.h", "thrust/gather.h", "thrust/scatter.h", "thrust/for_each.h",
     "thrust/inner_product.h", "thrust/iterator/counting_iterator.h", "thrust/iterator/zip_iterator.h"))
+BODIES = "declarations only"  # part of the PCH's key: those built with bodies are rebuilt
 _CCCL_INCLUDE = re.compile(r'^\s*#\s*include\s*<(cub|thrust)/', re.M)
 _LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 MAX_SCANNED = 64  # own headers read to see whether a file reaches CUB or Thrust
@@ -119,7 +125,7 @@ def pch_args_for(path: str, text: str, args: list[str], include_dirs) -> list[st
 
 @lru_cache(maxsize=None)
 def _pch_for(args: tuple, text: str = PRELUDE) -> str | None:
-    key = hashlib.sha256("\0".join((cx.version(), __version__, _shim_stamp(), text, *args)).encode()).hexdigest()[:24]
+    key = hashlib.sha256("\0".join((cx.version(), __version__, _shim_stamp(), text, BODIES, *args)).encode()).hexdigest()[:24]
     folder = cache_dir()
     pch, sidecar = folder / f"prelude-{key}.pch", folder / f"prelude-{key}.json"
     if pch.is_file() and _fresh(sidecar):
@@ -138,16 +144,26 @@ def _build(args, pch: Path, sidecar: Path, text: str = PRELUDE) -> str | None:
         if not header.is_file():
             (Path(tmp) / "h").write_text(text)
             os.replace(Path(tmp) / "h", header)
-        tu = cx.new_index().parse(str(header), args=args, options=cx.KEEP_GOING)
+        tu = cx.new_index().parse(str(header), args=args, options=cx.KEEP_GOING | cx.SKIP_FUNCTION_BODIES)
+        deps = sorted({inc.include.name for inc in tu.get_includes()})
+        if _own_headers(deps, args):  # a project's own copy of CUB (`-I third_party`): its code, walked
+            tu = cx.new_index().parse(str(header), args=args, options=cx.KEEP_GOING)
         if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
             return None  # a header the toolkit lacks: parse without a prelude
         out = Path(tmp) / "prelude.pch"
         tu.save(str(out))
-        deps = sorted({inc.include.name for inc in tu.get_includes()})
         stamps = [(d, *_stat(d)) for d in deps]
         os.replace(out, pch)
         sidecar.write_text(json.dumps(stamps))
     return str(pch)
+
+
+def _own_headers(deps: list[str], args) -> bool:
+    """Whether a header of the prelude was found in a directory of the project's `-I` flags
+    rather than the toolkit's or the system's (whose headers the rules never walk into)."""
+    dirs = [a[2:] or b for a, b in zip(args, [*args[1:], ""]) if a.startswith("-I")]
+    dirs = [os.path.realpath(d) + os.sep for d in dirs if d]
+    return any(os.path.realpath(dep).startswith(d) for dep in deps for d in dirs)
 
 
 @lru_cache(maxsize=None)
