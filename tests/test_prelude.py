@@ -30,6 +30,8 @@ def test_cub_or_thrust_reached_through_the_files_own_headers(tmp_path):
     assert prelude.reaches_cccl(str(main), main.read_text(), (str(tmp_path / "inc"),))
     assert not prelude.reaches_cccl(str(main), main.read_text(), ())  # common.h not found
     assert prelude.reaches_cccl(str(main), "#include <cub/cub.cuh>\n", ())
+    assert prelude.reaches_cccl(str(main), "#include <cuda/atomic>\n", ())  # libcu++
+    assert not prelude.reaches_cccl(str(main), "#include <cuda_runtime.h>\n#include <cuda.h>\n", ())
 
 
 def test_a_header_that_configures_thrust_first_is_parsed_as_it_is(tmp_path):

@@ -7,6 +7,8 @@ once (before its first use, as the bindings demand) and the ctypes helpers live 
 from __future__ import annotations
 
 import ctypes
+import os
+import re
 from contextlib import contextmanager
 from functools import lru_cache
 
@@ -301,6 +303,42 @@ def tokens(cur: ci.Cursor) -> list[str]:
         ci.SourceLocation.from_offset(tu, file, ext.start.offset),
         ci.SourceLocation.from_offset(tu, file, ext.end.offset))
     return [t.spelling for t in tu.get_tokens(extent=rng)]
+
+
+def names_word(cur: ci.Cursor, word: str) -> bool:
+    """`word in tokens(cur)`, for a cursor in a header read from the header's text (a location for
+    an offset in a header takes libclang milliseconds: it looks the file up among every header
+    the PCH holds; the main file it finds at once)."""
+    ext, file = cur.extent, cur.extent.start.file
+    if file is None or file.name == cur.translation_unit.spelling:
+        return word in tokens(cur)
+    text = _header_text(file.name, *_stamp(file.name))
+    for m in _TOKEN.finditer(text, ext.start.offset):
+        if m.start() > ext.end.offset:
+            return False
+        if m.group() == word.encode():
+            return True
+    return False
+
+
+_TOKEN = re.compile(rb"[A-Za-z_]\w*|\d[\w.]*|\S")
+
+
+def _stamp(path: str) -> tuple:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return 0, 0
+    return st.st_mtime_ns, st.st_size
+
+
+@lru_cache(maxsize=8)
+def _header_text(path: str, mtime_ns: int, size: int) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return b""
 
 
 def for_parts(c: ci.Cursor):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 
-from cudalint.frontend.clang import CursorKind as K, TypeKind as T, const_int, operator, tokens
+from cudalint.frontend.clang import CursorKind as K, TypeKind as T, const_int, names_word, operator, tokens
 from cudalint.host_model import Assign, Call, Copy, Delete, HostAccess, HostArg, stream_text
 
 _CONFIG_CALLS = {"__cudaPushCallConfiguration", "cudaConfigureCall"}
@@ -74,7 +74,7 @@ def _noreturn(decl) -> bool:
         nr = "noreturn" in decl.type.spelling
         if not nr:
             for a in decl.get_children():
-                if a.kind == K.UNEXPOSED_ATTR and "noreturn" in tokens(a):
+                if a.kind == K.UNEXPOSED_ATTR and names_word(a, "noreturn"):
                     nr = True
                     break
         _noreturn_cache[key] = nr

@@ -1,6 +1,7 @@
 """A precompiled prelude: the CUDA headers and the common C++ headers parsed once into a PCH and
 reused by every file parsed with the same flags (a parse drops from ~150-450 ms to ~40-70 ms);
-files that reach CUB or Thrust get a second one that holds those too (2-3 s to ~0.3 s).
+files that reach CUB, Thrust or libcu++ (`<cuda/atomic>`) get a second one that holds those too
+(2-3 s to ~0.3 s; 0.5 s to 0.1 s for `<cuda/atomic>`).
 
 The prelude holds its headers' declarations, not their function bodies: the rules walk the
 user's kernels and host functions, and call into the CUDA runtime, the C++ library, CUB and
@@ -40,19 +41,21 @@ PRELUDE = "".join(f"#include <{h}>\n" for h in (
     f"#if __has_include(<{h}>)\n#include <{h}>\n#endif\n" for h in (
         "iostream", "string", "chrono", "random", "map", "iomanip", "fstream", "sstream", "numeric",
         "functional", "unordered_map", "set", "limits", "ctime", "sys/time.h"))
-# CUB and Thrust: a few hundred headers that take a parse 2-3 s; files that reach them (directly
-# or through their own headers) get a prelude that holds them too
+# CUB, Thrust and libcu++: a few hundred headers that take a parse 2-3 s; files that reach them
+# (directly or through their own headers) get a prelude that holds them too
 CCCL_PRELUDE = PRELUDE + "".join(f"#if __has_include(<{h}>)\n#include <{h}>\n#endif\n" for h in (
     "cub/cub.cuh", "thrust/device_vector.h", "thrust/host_vector.h", "thrust/device_ptr.h",
     "thrust/execution_policy.h", "thrust/functional.h", "thrust/sort.h", "thrust/reduce.h",
     "thrust/transform_reduce.h", "thrust/transform.h", "thrust/scan.h", "thrust/sequence.h",
     "thrust/copy.h", "thrust/fill.h", "thrust/count.h", "thrust/extrema.h", "thrust/unique.h",
     "thrust/binary_search.h", "thrust/gather.h", "thrust/scatter.h", "thrust/for_each.h",
-    "thrust/inner_product.h", "thrust/iterator/counting_iterator.h", "thrust/iterator/zip_iterator.h"))
+    "thrust/inner_product.h", "thrust/iterator/counting_iterator.h", "thrust/iterator/zip_iterator.h",
+    # libcu++, CCCL's C++ library for the device, a few hundred headers too
+    "cuda/atomic", "cuda/barrier", "cuda/pipeline"))
 BODIES = "declarations only"  # part of the PCH's key: those built with bodies are rebuilt
-_CCCL_INCLUDE = re.compile(r'^\s*#\s*include\s*<(cub|thrust)/', re.M)
+_CCCL_INCLUDE = re.compile(r'^\s*#\s*include\s*<(cub|thrust|cuda)/', re.M)
 _LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
-MAX_SCANNED = 64  # own headers read to see whether a file reaches CUB or Thrust
+MAX_SCANNED = 64  # own headers read to see whether a file reaches CUB, Thrust or libcu++
 _MACRO = re.compile(r"^\s*#\s*(define|undef)\s+(\w+)")
 _INCLUDE = re.compile(r"^\s*#\s*include\b")
 _IFNDEF = re.compile(r"^\s*#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(?P<n>\w+))")
@@ -84,7 +87,7 @@ def usable_for(text: str, names: frozenset | None = None) -> bool:
 
 
 def reaches_cccl(path: str, text: str, include_dirs) -> bool:
-    """Whether the file includes CUB or Thrust, itself or through its own `#include "…"` headers
+    """Whether the file includes CUB, Thrust or libcu++, itself or through its own `#include "…"` headers
     (found beside the including file or in `include_dirs`), each of which may take the prelude
     (usable_for): a header that defines a macro before an include is parsed as it is."""
     seen, todo = set(), [(os.path.dirname(os.path.abspath(path)), text)]
