@@ -84,13 +84,17 @@ def _digest(e: "Expr") -> int:
 Expr = Union[Const, Sym, Op]
 
 
-def syms(e: Expr):
-    """Every Sym in an expression."""
-    if isinstance(e, Sym):
-        yield e
-    elif isinstance(e, Op):
-        for a in e.args:
-            yield from syms(a)
+def syms(e: Expr) -> list:
+    """Every Sym in an expression, in preorder (a walk without recursion: generators nested
+    as deep as the tree cost a frame per level for each Sym)."""
+    out, todo = [], [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Op):
+            todo.extend(reversed(x.args))
+        elif isinstance(x, Sym):
+            out.append(x)
+    return out
 
 
 def render(e: Expr) -> str:

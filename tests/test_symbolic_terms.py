@@ -10,7 +10,7 @@ import pytest
 import z3
 
 from cudalint.analysis.geometry import Geometry, Thread
-from cudalint.model import THREAD, Const, Op, Sym
+from cudalint.model import THREAD, Const, Op, Sym, syms
 from cudalint.symbolic import INT_MAX, INT_MIN, to_z3
 
 A, B = Sym("a", 0, "param"), Sym("b", 0, "param")
@@ -86,3 +86,12 @@ def test_a_term_made_for_an_earlier_question_brings_its_variables_ranges():
     s = z3.Solver()
     s.add(*again.side, z3.Int("n") > INT_MAX)
     assert s.check() == z3.unsat
+
+
+def test_the_unknowns_of_a_deep_expression_in_order():
+    e = Const(0)
+    for i in range(5000):  # a straight-line accumulation: a chain as deep as the code is long
+        e = Op("+", (e, Sym(f"v{i % 3}", THREAD, "value")))
+    found = syms(Op("*", (A, e)))
+    assert len(found) == 5001 and found[:4] == [A, Sym("v0", THREAD, "value"), Sym("v1", THREAD, "value"),
+                                                Sym("v2", THREAD, "value")]

@@ -245,7 +245,7 @@ def _guard(acc: Access) -> tuple:
     (and arguments), not on which thread it is: each thread's loaded values are unknowns of
     its own, so such a condition can hold whatever the other conditions say."""
     def needless(c):
-        kinds = syms(c)
+        kinds = iter(syms(c))  # one pass: the second any() sees the Syms after the first one's match
         if not kinds:
             return _constant_truth(c) is True
         return any(s.origin == "value" and s.scope == THREAD for s in kinds) and \

@@ -75,7 +75,7 @@ def _fixed_truth(cond) -> bool | None:
     """The truth of a condition over constants alone, else None."""
     if isinstance(cond, Const):
         return bool(cond.value)
-    if not isinstance(cond, Op) or next(syms(cond), None) is not None:
+    if not isinstance(cond, Op) or syms(cond):
         return None
     import z3
     from cudalint.symbolic import NeedsBitVectors, as_bool, to_z3
