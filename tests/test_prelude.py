@@ -101,14 +101,15 @@ def test_the_prelude_holds_declarations_and_a_projects_own_copy_of_a_header_its_
     from cudalint.frontend.clang import CursorKind
     monkeypatch.setenv("CUDALINT_CACHE_DIR", str(tmp_path / "cache"))
     prelude._pch_for.cache_clear()
-    uses = "#include <cuda_fp16.h>\nint twice(int a) { return half_add(a, a); }\n"
-    (tmp_path / "sys").mkdir()
-    (tmp_path / "sys" / "cuda_fp16.h").write_text("#pragma once\ninline int half_add(int a, int b) { return a + b; }\n")
     # the C++ library's headers: called, never walked
     kinds = _called_body_kinds(tmp_path, "#include <vector>\nvoid add(std::vector<int>& v) { v.push_back(1); }\n",
                                "push_back")
     assert CursorKind.PARM_DECL in kinds and CursorKind.COMPOUND_STMT not in kinds
     # the project's own cuda_fp16.h, found through -I before the toolkit's: its code
-    kinds = _called_body_kinds(tmp_path, uses, "half_add", include_dirs=(str(tmp_path / "sys"),))
+    (tmp_path / "third_party").mkdir()
+    (tmp_path / "third_party" / "cuda_fp16.h").write_text(
+        "#pragma once\ninline int half_add(int a, int b) { return a + b; }\n")
+    kinds = _called_body_kinds(tmp_path, "#include <cuda_fp16.h>\nint twice(int a) { return half_add(a, a); }\n",
+                               "half_add", include_dirs=(str(tmp_path / "third_party"),))
     assert CursorKind.COMPOUND_STMT in kinds
     prelude._pch_for.cache_clear()

@@ -128,7 +128,8 @@ def pch_args_for(path: str, text: str, args: list[str], include_dirs) -> list[st
 
 @lru_cache(maxsize=None)
 def _pch_for(args: tuple, text: str = PRELUDE) -> str | None:
-    key = hashlib.sha256("\0".join((cx.version(), __version__, _shim_stamp(), text, BODIES, *args)).encode()).hexdigest()[:24]
+    parts = (cx.version(), __version__, _shim_stamp(), text, BODIES, *args)
+    key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
     folder = cache_dir()
     pch, sidecar = folder / f"prelude-{key}.pch", folder / f"prelude-{key}.json"
     if pch.is_file() and _fresh(sidecar):
