@@ -211,7 +211,7 @@ class Thread:
     Symbols of `scope >= split` get a per-thread copy; wider-shared ones are one variable for all
     threads (for a block-level question, blockIdx is shared; for a grid-level one it is not).
     `overrides` pins particular symbols (loop variables in a given iteration) to terms. `ints`
-    picks the integer encoding (see cudalint.symbolic). `terms`: the terms and variables made
+    picks the integer encoding (see cudalint.symbolic). `terms`: the terms of expressions made
     for another thread of the same copy, encoding and pins (a dict its caller keeps): many
     questions ask about the same access.
     """
@@ -265,12 +265,12 @@ class Thread:
 
     def fresh(self, name: str):
         """A z3 variable of this thread's encoding; the range of a 32-bit int goes into `side`."""
-        made = self.terms.get(("var", name)) if self.terms is not None else None
+        made = self.terms.get(name) if self.terms is not None else None  # (terms' other keys are ids)
         if made is None:
             v = variable(name, self.ints)
             made = (v, in_range(v) if self.ints else [])
             if self.terms is not None:
-                self.terms[("var", name)] = made
+                self.terms[name] = made
         self.side += made[1]
         return made[0]
 
