@@ -95,15 +95,3 @@ def test_the_unknowns_of_a_deep_expression_in_order():
     found = syms(Op("*", (A, e)))
     assert len(found) == 5001 and found[:4] == [A, Sym("v0", THREAD, "value"), Sym("v1", THREAD, "value"),
                                                 Sym("v2", THREAD, "value")]
-
-
-def test_a_variable_made_for_an_earlier_question_comes_with_its_range():
-    geom = Geometry(block=(128, 1, 1), grid=(4, 1, 1), source="a test")
-    terms: dict = {}
-    n = Sym("n", 0, "param")
-    first = Thread(1, geom, THREAD, ints=True, terms=terms).var(n)
-    again = Thread(1, geom, THREAD, ints=True, terms=terms)
-    assert again.var(n) is first
-    s = z3.Solver()
-    s.add(*again.side, first < INT_MIN)
-    assert s.check() == z3.unsat

@@ -265,14 +265,10 @@ class Thread:
 
     def fresh(self, name: str):
         """A z3 variable of this thread's encoding; the range of a 32-bit int goes into `side`."""
-        made = self.terms.get(name) if self.terms is not None else None  # (terms' other keys are ids)
-        if made is None:
-            v = variable(name, self.ints)
-            made = (v, in_range(v) if self.ints else [])
-            if self.terms is not None:
-                self.terms[name] = made
-        self.side += made[1]
-        return made[0]
+        v = variable(name, self.ints)
+        if self.ints:
+            self.side += in_range(v)
+        return v
 
     def term(self, e):
         if self.terms is None:
