@@ -271,14 +271,12 @@ class Thread:
         return v
 
     def term(self, e):
-        if self.terms is None:
-            return to_z3(e, self.value if self.ints else self.var, self.side, self.ints)
-        made = self.terms.get(id(e))
+        made = self.terms.get(id(e)) if self.terms is not None else None
         if made is None:
             before = len(self.side)
             term = to_z3(e, self.value if self.ints else self.var, self.side, self.ints)
-            # e is kept with its term, so that its id names it while `terms` lives
-            self.terms[id(e)] = made = (e, term, self.side[before:], tuple(dict.fromkeys(syms(e))))
+            if self.terms is not None:  # e is kept with its term, so that its id names it while `terms` lives
+                self.terms[id(e)] = (e, term, self.side[before:], tuple(dict.fromkeys(syms(e))))
             return term
         _, term, side, names = made
         for s in names:  # its variables in this thread too, with their ranges

@@ -7,7 +7,6 @@ once (before its first use, as the bindings demand) and the ctypes helpers live 
 from __future__ import annotations
 
 import ctypes
-import os
 import re
 from contextlib import contextmanager
 from functools import lru_cache
@@ -312,33 +311,17 @@ def names_word(cur: ci.Cursor, word: str) -> bool:
     ext, file = cur.extent, cur.extent.start.file
     if file is None or file.name == cur.translation_unit.spelling:
         return word in tokens(cur)
-    text = _header_text(file.name, *_stamp(file.name))
-    for m in _TOKEN.finditer(text, ext.start.offset):
-        if m.start() > ext.end.offset:
-            return False
-        if m.group() == word.encode():
-            return True
-    return False
+    start, end = ext.start.offset, ext.end.offset
+    try:
+        with open(file.name, "rb") as fh:
+            fh.seek(start)
+            text = fh.read(end - start + len(word) + 1)  # enough of the token at `end` to tell it from `word`
+    except OSError:
+        return False
+    return any(m.group() == word.encode() for m in _TOKEN.finditer(text) if m.start() <= end - start)
 
 
 _TOKEN = re.compile(rb"[A-Za-z_]\w*|\d[\w.]*|\S")
-
-
-def _stamp(path: str) -> tuple:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return 0, 0
-    return st.st_mtime_ns, st.st_size
-
-
-@lru_cache(maxsize=8)
-def _header_text(path: str, mtime_ns: int, size: int) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return b""
 
 
 def for_parts(c: ci.Cursor):
