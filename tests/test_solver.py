@@ -66,3 +66,17 @@ def test_an_integer_query_neither_first_try_settles_goes_to_the_default_solver(m
     assert symbolic._second_try(s, 2000)[0] == "unknown"
     status, model = check(s, 2000)
     assert status == "sat" and sorted((model[x].as_long(), model[y].as_long())) == [5, 7]
+
+
+def test_a_bit_vector_question_on_an_arrays_contents_is_narrowed_after_its_check():
+    # QF_BV's incremental core refused uninterpreted functions at the first push after a check;
+    # the tactic solver re-runs per check, so the witness narrowing's push/pop works
+    s = solver()
+    load = z3.Function("load", z3.BitVecSort(32), z3.BitVecSort(32))
+    t1, t2 = z3.BitVecs("t1 t2", 32)
+    s.add(t1 != t2, z3.ULT(t1, 64), z3.ULT(t2, 64), load(t1) == load(t2), z3.UGE(t1, 5))
+    status, model = check(s, 2000)
+    assert status == "sat"
+    narrowed = symbolic.minimize(s, [t1, t2], model, 2000)
+    assert (narrowed.eval(t1).as_long(), narrowed.eval(t2).as_long()) == (5, 0)
+    assert check(s, 2000)[0] == "sat"  # the narrowing left the question as it was
