@@ -110,10 +110,10 @@ def parse(path: str, settings: Settings) -> Parsed:
         diags.append(Diagnostic(path, 0, 0, "warning", "libclang rejected the configured flags; "
                                 "parsed with cudalint's defaults instead"))
     diags += _diagnostics(tu, path)
-    headers = {inc.include.name for inc in tu.get_includes()}
+    headers = {os.path.realpath(inc.include.name) for inc in tu.get_includes()}
     if "-include-pch" in attempt:  # the PCH's headers are not listed by get_includes()
-        headers |= set(prelude.headers_of(attempt[attempt.index("-include-pch") + 1]))
-    return Parsed(path, text, tu, mode, diags, tuple(sorted(os.path.realpath(h) for h in headers)), deep)
+        headers.update(prelude.headers_of(attempt[attempt.index("-include-pch") + 1]))
+    return Parsed(path, text, tu, mode, diags, tuple(sorted(headers)), deep)
 
 
 _GPUVERIFY = re.compile(r"\b__(requires|ensures|invariant|global_invariant|requires_fresh_array|axiom|assume|"

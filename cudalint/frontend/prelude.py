@@ -198,12 +198,15 @@ def names_of(pch: str) -> frozenset | None:
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
-def headers_of(pch: str) -> list[str]:
-    """The headers a prelude PCH was built from (its sidecar), for cache dependency checks."""
+@lru_cache(maxsize=None)
+def headers_of(pch: str) -> tuple[str, ...]:
+    """The headers a prelude PCH was built from (its sidecar), resolved (os.path.realpath), for
+    cache dependency checks: read once per process, not for each file parsed with it (a few
+    hundred headers, each a dozen lstat calls to resolve)."""
     try:
-        return [row[0] for row in json.loads(Path(pch).with_suffix(".json").read_text())]
+        return tuple(os.path.realpath(row[0]) for row in json.loads(Path(pch).with_suffix(".json").read_text()))
     except (OSError, ValueError, TypeError, IndexError):
-        return []
+        return ()
 
 
 def _stat(path):
