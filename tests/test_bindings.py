@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,16 @@ def test_cudalints_own_builtin_headers_stand_in_for_clangs(tmp_path):
     parsed = parse(str(src), Settings(cuda_mode="shim", extra_args=("-isystem", str(flags.BUILTIN_DIR)), pch=False))
     assert [d.message for d in parsed.diagnostics if d.severity == "error"] == []
     assert any(h.endswith("builtin/limits.h") for h in parsed.headers)
+
+
+def test_cursor_members_run_without_the_null_guard_and_a_null_cursors_kind_still_raises():
+    import clang.cindex as ci
+    guarded = [name for name, member in vars(ci.Cursor).items()
+               if getattr(member.fget if isinstance(member, property) else member, "__qualname__", "")
+               .startswith("cursor_null_guard.")]
+    assert guarded == []
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "races" / "after_loop.cu"
+    tu = parse(str(fixture), Settings(cuda_mode="shim")).tu
+    assert tu.cursor.spelling.endswith("after_loop.cu")
+    with pytest.raises(Exception, match="null-cursor"):
+        ci.conf.lib.clang_getNullCursor().kind  # noqa: B018
