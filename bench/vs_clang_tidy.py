@@ -5,7 +5,9 @@
 
 Files: every Nth of the sorted `src/*-cuda/**/*.cu` under --root (the HeCBench layout), the first
 --count of them. Each cudalint runs once untimed on two of them (one that reaches CUB or Thrust),
-so the prelude PCHs are warm, then over all of them with `--no-cache -j JOBS`; clang-tidy
+so the prelude PCHs are warm, then over all of them with `--no-cache -j JOBS` (`--repeat N`: N
+times each, the cudalints in turn, and the median shown: a shared machine's speed drifts by 10%
+within minutes); clang-tidy
 (`clang-analyzer-*,bugprone-*`, what a team runs today) runs JOBS at a time with the flags
 cudalint parses with in toolkit mode (`--cuda-host-only`; `--tidy-device-too` drops it, which is
 clang-tidy's default for CUDA and doubles its time). Prints wall seconds, findings and the ratio to clang-tidy.
@@ -17,6 +19,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -41,11 +44,16 @@ def cuda_flags(includes: list[str], host_only: bool = True) -> list[str]:
             f"--cuda-path={cuda}", "-isystem", f"{cuda}/include/cccl"] + [f"-I{i}" for i in includes]
 
 
-def run_cudalint(exe: str, files: list[str], includes: list[str], jobs: int, root: Path) -> tuple[float, int]:
+def warm_cudalint(exe: str, files: list[str], includes: list[str], root: Path) -> None:
+    """Build the prelude PCHs (untimed), on the first file and the first that reaches CUB or Thrust."""
     cccl = next((f for f in files if re.search(r"<(cub|thrust)/", (root / f).read_text(errors="replace"))), files[0])
     inc = [a for i in includes for a in ("-I", i)]
     subprocess.run([exe, "--cuda-mode", "toolkit", "--no-cache", "-q", "--exit-zero", *inc, files[0], cccl],
                    cwd=root, capture_output=True)
+
+
+def run_cudalint(exe: str, files: list[str], includes: list[str], jobs: int, root: Path) -> tuple[float, int]:
+    inc = [a for i in includes for a in ("-I", i)]
     t = time.perf_counter()
     out = subprocess.run([exe, "--cuda-mode", "toolkit", "--no-cache", "-j", str(jobs), "-q", "--exit-zero",
                           "--output-format", "json", *inc, *files], cwd=root, capture_output=True, text=True)
@@ -80,6 +88,8 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--cudalint", action="append", default=[], help="a cudalint executable (repeatable)")
     ap.add_argument("--clang-tidy", dest="clang_tidy")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs of each cudalint, taken in turn (one machine's load drifts); the median is shown")
     ap.add_argument("--tidy-device-too", action="store_true",
                     help="clang-tidy also checks the device side (its default for CUDA; cudalint parses the host side)")
     args = ap.parse_args(argv)
@@ -90,13 +100,21 @@ def main(argv=None) -> int:
         rows.append((f"clang-tidy {CHECKS} ({side})", *run_clang_tidy(args.clang_tidy, files, args.includes, args.jobs,
                                                                         args.root, not args.tidy_device_too)))
     for exe in args.cudalint:
-        rows.append((f"cudalint ({exe})", *run_cudalint(exe, files, args.includes, args.jobs, args.root)))
+        warm_cudalint(exe, files, args.includes, args.root)
+    runs: dict = {exe: [] for exe in args.cudalint}
+    for _ in range(args.repeat):
+        for exe in args.cudalint:
+            runs[exe].append(run_cudalint(exe, files, args.includes, args.jobs, args.root))
+    for exe, done in runs.items():
+        walls = sorted(w for w, _ in done)
+        rows.append((f"cudalint ({exe})", statistics.median(walls), done[0][1], walls))
     tidy = rows[0][1] if args.clang_tidy else None
     print(f"{len(files)} files (every {args.every}th), -j {args.jobs}, {os.cpu_count()} cores")
     print("| tool | wall | findings | vs clang-tidy |\n|---|---:|---:|---:|")
-    for name, wall, found in rows:
+    for name, wall, found, *walls in rows:
         ratio = f"{tidy / wall:.1f}x faster" if tidy and not name.startswith("clang-tidy") else ""
-        print(f"| {name} | {wall:.1f} s | {found} | {ratio} |")
+        spread = f" (median of {len(walls[0])}: {walls[0][0]:.1f}-{walls[0][-1]:.1f})" if walls and len(walls[0]) > 1 else ""
+        print(f"| {name} | {wall:.1f} s{spread} | {found} | {ratio} |")
     return 0
 
 
