@@ -94,8 +94,9 @@ def _unguarded(member):
 
 
 for _name, _member in list(vars(ci.Cursor).items()):
-    if _unguarded(_member) is not _member:
-        setattr(ci.Cursor, _name, _unguarded(_member))
+    _plain = _unguarded(_member)
+    if _plain is not _member:  # ctypes refuses even a no-op assignment to `_fields_`
+        setattr(ci.Cursor, _name, _plain)
 
 
 @contextmanager
