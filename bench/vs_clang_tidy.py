@@ -47,16 +47,19 @@ def cuda_flags(includes: list[str], host_only: bool = True) -> list[str]:
 def warm_cudalint(exe: str, files: list[str], includes: list[str], root: Path) -> None:
     """Build the prelude PCHs (untimed), on the first file and the first that reaches CUB or Thrust."""
     cccl = next((f for f in files if re.search(r"<(cub|thrust)/", (root / f).read_text(errors="replace"))), files[0])
-    inc = [a for i in includes for a in ("-I", i)]
-    subprocess.run([exe, "--cuda-mode", "toolkit", "--no-cache", "-q", "--exit-zero", *inc, files[0], cccl],
-                   cwd=root, capture_output=True)
+    subprocess.run([exe, "--cuda-mode", "toolkit", "--no-cache", "-q", "--exit-zero", *_include_args(includes),
+                    files[0], cccl], cwd=root, capture_output=True)
+
+
+def _include_args(includes: list[str]) -> list[str]:
+    return [a for i in includes for a in ("-I", i)]
 
 
 def run_cudalint(exe: str, files: list[str], includes: list[str], jobs: int, root: Path) -> tuple[float, int]:
-    inc = [a for i in includes for a in ("-I", i)]
     t = time.perf_counter()
     out = subprocess.run([exe, "--cuda-mode", "toolkit", "--no-cache", "-j", str(jobs), "-q", "--exit-zero",
-                          "--output-format", "json", *inc, *files], cwd=root, capture_output=True, text=True)
+                          "--output-format", "json", *_include_args(includes), *files], cwd=root,
+                         capture_output=True, text=True)
     wall = time.perf_counter() - t
     try:
         found = len(json.loads(out.stdout))
@@ -97,8 +100,9 @@ def main(argv=None) -> int:
     rows = []
     if args.clang_tidy:
         side = "host and device" if args.tidy_device_too else "host side"
-        rows.append((f"clang-tidy {CHECKS} ({side})", *run_clang_tidy(args.clang_tidy, files, args.includes, args.jobs,
-                                                                        args.root, not args.tidy_device_too)))
+        wall, found = run_clang_tidy(args.clang_tidy, files, args.includes, args.jobs, args.root,
+                                     not args.tidy_device_too)
+        rows.append((f"clang-tidy {CHECKS} ({side})", wall, found, [wall]))
     for exe in args.cudalint:
         warm_cudalint(exe, files, args.includes, args.root)
     runs: dict = {exe: [] for exe in args.cudalint}
@@ -111,9 +115,9 @@ def main(argv=None) -> int:
     tidy = rows[0][1] if args.clang_tidy else None
     print(f"{len(files)} files (every {args.every}th), -j {args.jobs}, {os.cpu_count()} cores")
     print("| tool | wall | findings | vs clang-tidy |\n|---|---:|---:|---:|")
-    for name, wall, found, *walls in rows:
+    for name, wall, found, walls in rows:
         ratio = f"{tidy / wall:.1f}x faster" if tidy and not name.startswith("clang-tidy") else ""
-        spread = f" (median of {len(walls[0])}: {walls[0][0]:.1f}-{walls[0][-1]:.1f})" if walls and len(walls[0]) > 1 else ""
+        spread = f" (median of {len(walls)}: {walls[0]:.1f}-{walls[-1]:.1f})" if len(walls) > 1 else ""
         print(f"| {name} | {wall:.1f} s{spread} | {found} | {ratio} |")
     return 0
 
