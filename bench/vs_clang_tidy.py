@@ -4,10 +4,10 @@
         --cudalint BEFORE/bin/cudalint --cudalint AFTER/bin/cudalint --clang-tidy venv/bin/clang-tidy
 
 Files: every Nth of the sorted `src/*-cuda/**/*.cu` under --root (the HeCBench layout), the first
---count of them. Each cudalint runs once untimed on two of them (one that reaches CUB or Thrust),
-so the prelude PCHs are warm, then over all of them with `--no-cache -j JOBS` (`--repeat N`: N
-times each, the cudalints in turn, and the median shown: a shared machine's speed drifts by 10%
-within minutes); clang-tidy
+--count of them. Each cudalint runs once untimed over them, so that the prelude PCHs they use
+are warm, then over all of them with `--no-cache -j JOBS` (`--repeat N`: N times each, the
+cudalints in turn, and the median shown: a shared machine's speed drifts by 10% within minutes);
+clang-tidy
 (`clang-analyzer-*,bugprone-*`, what a team runs today) runs JOBS at a time with the flags
 cudalint parses with in toolkit mode (`--cuda-host-only`; `--tidy-device-too` drops it, which is
 clang-tidy's default for CUDA and doubles its time). Prints wall seconds, findings and the ratio to clang-tidy.
@@ -44,11 +44,10 @@ def cuda_flags(includes: list[str], host_only: bool = True) -> list[str]:
             f"--cuda-path={cuda}", "-isystem", f"{cuda}/include/cccl"] + [f"-I{i}" for i in includes]
 
 
-def warm_cudalint(exe: str, files: list[str], includes: list[str], root: Path) -> None:
-    """Build the prelude PCHs (untimed), on the first file and the first that reaches CUB or Thrust."""
-    cccl = next((f for f in files if re.search(r"<(cub|thrust)/", (root / f).read_text(errors="replace"))), files[0])
-    subprocess.run([exe, "--cuda-mode", "toolkit", "--no-cache", "-q", "--exit-zero", *_include_args(includes),
-                    files[0], cccl], cwd=root, capture_output=True)
+def warm_cudalint(exe: str, files: list[str], includes: list[str], jobs: int, root: Path) -> None:
+    """Build the prelude PCHs the files use (untimed): one run over all of them."""
+    subprocess.run([exe, "--cuda-mode", "toolkit", "--no-cache", "-q", "--exit-zero", "-j", str(jobs),
+                    *_include_args(includes), *files], cwd=root, capture_output=True)
 
 
 def _include_args(includes: list[str]) -> list[str]:
@@ -104,7 +103,7 @@ def main(argv=None) -> int:
                                      not args.tidy_device_too)
         rows.append((f"clang-tidy {CHECKS} ({side})", wall, found, [wall]))
     for exe in args.cudalint:
-        warm_cudalint(exe, files, args.includes, args.root)
+        warm_cudalint(exe, files, args.includes, args.jobs, args.root)
     runs: dict = {exe: [] for exe in args.cudalint}
     for _ in range(args.repeat):
         for exe in args.cudalint:

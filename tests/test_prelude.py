@@ -44,16 +44,69 @@ def test_a_header_that_configures_thrust_first_is_parsed_as_it_is(tmp_path):
 def test_the_plain_prelude_where_the_one_with_cub_cannot_be_built_or_holds_a_macro_of_the_file(monkeypatch):
     built = {prelude.PRELUDE: "/cache/plain.pch", prelude.CCCL_PRELUDE: None}
     names = {"/cache/plain.pch": frozenset({"size_t"}), "/cache/cccl.pch": frozenset({"size_t", "CUB_STDERR"})}
-    monkeypatch.setattr(prelude, "_pch_for", lambda args, text=prelude.PRELUDE: built[text])
+    monkeypatch.setattr(prelude, "_pch_for", lambda args, text=prelude.PRELUDE, kind="prelude": built.get(text))
     monkeypatch.setattr(prelude, "names_of", names.get)
     cub, plain = "#include <cub/cub.cuh>\n", "#include <cstdio>\n"
     assert prelude.pch_args_for("k.cu", cub, ["-x", "cuda"], ()) == ["-include-pch", "/cache/plain.pch"]
     built[prelude.CCCL_PRELUDE] = "/cache/cccl.pch"
     assert prelude.pch_args_for("k.cu", cub, ["-x", "cuda"], ()) == ["-include-pch", "/cache/cccl.pch"]
     assert prelude.pch_args_for("k.cu", plain, ["-x", "cuda"], ()) == ["-include-pch", "/cache/plain.pch"]
-    # rle: CUB names CUB_STDERR, the plain prelude does not
+    # rle: CUB names CUB_STDERR, the plain prelude does not; no variant could be built
     assert prelude.pch_args_for("k.cu", "#define CUB_STDERR\n" + cub, ["-x", "cuda"], ()) == \
         ["-include-pch", "/cache/plain.pch"]
+    # ... and with one: the prelude with CUB, CUB_STDERR defined first
+    built["#define CUB_STDERR\n" + prelude.CCCL_PRELUDE] = "/cache/variant.pch"
+    assert prelude.pch_args_for("k.cu", "#define CUB_STDERR\n" + cub, ["-x", "cuda"], ()) == \
+        ["-include-pch", "/cache/variant.pch"]
+
+
+def test_a_file_that_starts_by_configuring_a_header_gets_a_prelude_with_its_macros():
+    names = frozenset({"CUB_STDERR", "NDEBUG", "N", "size_t"})
+    start = "/* licence\n   text */\n// print errors\n#define CUB_STDERR\n#define TILE 16\n"
+    assert prelude.leading_macros(start + "#include <cub/cub.cuh>\n#define N 4\n", names) == "#define CUB_STDERR\n"
+    assert prelude.leading_macros("#undef NDEBUG\n#define CUB_STDERR 1 // on\n#include <cstdio>\n", names) == \
+        "#undef NDEBUG\n#define CUB_STDERR 1\n"
+    assert prelude.leading_macros("#define TILE 16\n#include <cstdio>\n", names) is None  # nothing to configure
+    assert prelude.leading_macros("#define NDEBUG\n", names) is None  # no include
+    assert prelude.leading_macros("#define NDEBUG\n#include <cassert>\n", None) is None  # names unknown
+    # what the start holds beside macros, or a later define before an include: parsed as it is
+    assert prelude.leading_macros("#define NDEBUG\nint x;\n#include <cassert>\n", names) is None
+    assert prelude.leading_macros("#ifdef DBG\n#define NDEBUG\n#endif\n#include <cassert>\n", names) is None
+    assert prelude.leading_macros("#define N \\\n 4\n#include <vector>\n", names) is None
+    assert prelude.leading_macros("#define NDEBUG\n#include <cassert>\n#define N 4\n#include <vector>\n", names) is None
+    # a kept macro whose value is another of the file's macros, which the variant would not have
+    assert prelude.leading_macros("#define TILE 16\n#define N TILE\n#include <vector>\n", names) is None
+
+
+def test_a_variant_prelude_holds_the_files_leading_macros(tmp_path, monkeypatch):
+    from cudalint.frontend.clang import CursorKind
+    from cudalint.frontend.parse import parse
+    from cudalint.settings import Settings
+    monkeypatch.setenv("CUDALINT_CACHE_DIR", str(tmp_path / "cache"))
+    prelude._pch_for.cache_clear()
+    main = tmp_path / "main.cu"
+    main.write_text("#define NDEBUG\n#include <cassert>\nint f(int x) { assert(x > 0); return x; }\n")
+    tu = parse(str(main), Settings(cuda_mode="shim")).tu
+    assert len(list((tmp_path / "cache" / "pch").glob("variant-*.pch"))) == 1
+    calls = [c.spelling for c in tu.cursor.walk_preorder() if c.kind == CursorKind.CALL_EXPR]
+    assert calls == []  # NDEBUG took effect: assert() is no call
+    main.write_text("#include <cassert>\nint f(int x) { assert(x > 0); return x; }\n")
+    tu = parse(str(main), Settings(cuda_mode="shim")).tu
+    assert [c.spelling for c in tu.cursor.walk_preorder() if c.kind == CursorKind.CALL_EXPR] == ["__assert_fail"]
+    prelude._pch_for.cache_clear()
+
+
+def test_variant_preludes_stop_at_a_cap(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDALINT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(prelude, "MAX_VARIANTS", 2)
+    prelude._pch_for.cache_clear()
+    folder = prelude.cache_dir()
+    folder.mkdir(parents=True)
+    for n in range(2):
+        (folder / f"variant-{n}.pch").write_bytes(b"")
+    assert prelude._pch_for(("-x", "cuda"), "#define A\n", prelude.VARIANT) is None
+    assert not list(folder.glob("*.json"))  # nothing built
+    prelude._pch_for.cache_clear()
 
 
 def test_a_macro_the_preludes_headers_never_name_keeps_the_prelude():
