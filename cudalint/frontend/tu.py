@@ -17,7 +17,7 @@ from cudalint.frontend.clang import CursorKind as K, file_name, file_position
 from cudalint.frontend.device import KernelBuilder, has_attr
 from cudalint.frontend.fold import UNKNOWN, Folder, strip
 from cudalint.frontend.host import build_host_function
-from cudalint.frontend.parse import Parsed
+from cudalint.frontend.parse import Parsed, is_end_mark, within_text
 from cudalint.frontend.signature import signature
 from cudalint.model import Diagnostic, FileModel, Launch, Loc
 
@@ -129,7 +129,7 @@ def _build_model(parsed: Parsed, launches_only: bool) -> FileModel:
         return FileModel(parsed.path, tuple(src.lines), (), (), tuple(launches), (), tuple(parsed.diagnostics),
                          parsed.mode)
     models, notes = [], []
-    broken = _error_lines(parsed.tu, src)
+    broken = _error_lines(parsed.tu, src, parsed.text)
     for fn in kernels:
         try:
             built = _kernel_models(fn, src, instantiations, notes)
@@ -170,12 +170,13 @@ def _kernel_models(fn, src, instantiations, notes) -> list:
     return out
 
 
-def _error_lines(tu, src) -> set:
+def _error_lines(tu, src, text: str) -> set:
     """Lines of the file itself that hold parse errors. A kernel with one is missing code: a
     barrier, or the declarations that tell a local from shared memory (Indigo2 without its
     headers gave races on a local `bool`), so its races and barriers are not checked."""
-    return {d.location.line for d in tu.diagnostics
-            if d.severity >= ci.Diagnostic.Error and d.location.file is not None and src.names_me(d.location.file.name)}
+    return {within_text(d.location.line, d.location.column, text)[0] for d in tu.diagnostics
+            if d.severity >= ci.Diagnostic.Error and not is_end_mark(d) and d.location.file is not None
+            and src.names_me(d.location.file.name)}
 
 
 def _reported(name: str) -> str:
