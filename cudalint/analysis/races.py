@@ -188,7 +188,7 @@ def _check_pair(kernel, i, j, geom, intervals, timeout, ctx, memo):
         pairings = block_iv.pairings(i, j)
         idiom = i == j and a.kind == "write" and a.stored is None
         if pairings == warp_iv.pairings(i, j) and not idiom and \
-                not any(_solve(kernel, p, geom, "threads", timeout, ctx, memo) for p in pairings):
+                not any(_possible(kernel, p, geom, "threads", timeout, ctx, memo) for p in pairings):
             return None  # no two threads at all: neither across warps nor within one
         for p in pairings:
             r = _solve(kernel, p, geom, "block", timeout, ctx, memo)
@@ -202,14 +202,19 @@ def _check_pair(kernel, i, j, geom, intervals, timeout, ctx, memo):
                 return r
         return None
     b = kernel.events[j]
-    if _candidate(kernel, a, b, BLOCK) and not tickets.ordered(kernel, i, j):
+    across_blocks = _candidate(kernel, a, b, BLOCK) and not tickets.ordered(kernel, i, j)
+    anywhere = Pairing(i, j, tuple((lid, ANY) for lid in a.loops))
+    within = block_iv.pairings(i, j)
+    if across_blocks and within and not _possible(kernel, anywhere, geom, "launch", timeout, ctx, memo):
+        return None  # no two threads of the launch at all: neither of two blocks nor of one
+    if across_blocks:
         # only a grid-wide barrier (cooperative groups' grid.sync()) orders threads of two blocks
-        across = grid_iv.pairings(i, j) if grid_iv.barriers else [Pairing(i, j, tuple((lid, ANY) for lid in a.loops))]
+        across = grid_iv.pairings(i, j) if grid_iv.barriers else [anywhere]
         for p in across:
             r = _solve(kernel, p, geom, "grid", timeout, ctx, memo)
             if r:
                 return r
-    for p in block_iv.pairings(i, j):
+    for p in within:
         r = _solve(kernel, p, geom, "global-block", timeout, ctx, memo)
         if r:
             return r
@@ -220,13 +225,28 @@ def _solve(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
     """_solve_pair, once per file for each question: template instantiations often repeat
     the same accesses, and the answer is then the same."""
     first, second = kernel.events[p.first], kernel.events[p.second]
-    shape = lambda lid: _loop_shape(kernel, lid)  # noqa: E731
-    key = ("race-question", _signature(kernel, first), _signature(kernel, second),
-           tuple((shape(lid), how) for lid, how in p.iterations), shape(p.wrap_loop), geom, mode)
-    race = ctx.shared(key, lambda: _solve_pair(kernel, p, geom, mode, timeout, ctx, memo))
+    race = ctx.shared(_question(kernel, p, geom, mode), lambda: _solve_pair(kernel, p, geom, mode, timeout, ctx, memo))
     if race is None or race.kernel == kernel.name:
         return race
     return replace(race, first=first, second=second, wrap_loop=p.wrap_loop, kernel=kernel.name)
+
+
+def _possible(kernel, p: Pairing, geom, mode, timeout, ctx, memo) -> bool:
+    """Whether two threads may collide in this pairing under the first arguments _solve_pair
+    tries (a timeout counts as may): where they cannot, no narrower question of the pair can
+    find a race, since _solve_pair finds one only where every round does."""
+    def ask():
+        s = _query(kernel, p, geom, mode, None if kernel.preconditions else 0, None, memo)[0]
+        return check(s, timeout)[0] != "unsat"
+    return ctx.shared(("possible",) + _question(kernel, p, geom, mode), ask)
+
+
+def _question(kernel, p: Pairing, geom, mode) -> tuple:
+    """What a race question's answer depends on."""
+    first, second = kernel.events[p.first], kernel.events[p.second]
+    shape = lambda lid: _loop_shape(kernel, lid)  # noqa: E731
+    return ("race-question", _signature(kernel, first), _signature(kernel, second),
+            tuple((shape(lid), how) for lid, how in p.iterations), shape(p.wrap_loop), geom, mode)
 
 
 def _signature(kernel, acc: Access):
@@ -303,7 +323,7 @@ def _query(kernel, p: Pairing, geom, mode, round_, huge=None, memo=None):
 
 def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
     first, second = kernel.events[p.first], kernel.events[p.second]
-    split = BLOCK if mode == "grid" else THREAD
+    split = BLOCK if mode in ("grid", "launch") else THREAD
     rel = dict(p.iterations)
     own = [_own_loop_vars(kernel, rel, k, ints) for k in (1, 2)]
     t1, t2 = (Thread(k, geom, split, own[k - 1], generic=round_, huge=huge, ints=ints,
@@ -325,15 +345,15 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
     facts += _overlap(o1, o2, first.width, second.width) + _in_bounds(o1, first, t1) + _in_bounds(o2, second, t2)
     fixed = {name for name, _ in geom.args} | {name for _, name in geom.tied}
     facts += layout.same_strides(first.offset, second.offset, t1, t2, fixed)
-    same_memory = mode != "grid"  # threads of one block see one shared memory
+    same_memory = mode not in ("grid", "launch")  # threads of one block see one shared memory
     differ = benign.values_differ(kernel, first, second, t1, t2, same_memory)  # loads: uninterpreted functions
     differ += benign.reread_differs(kernel, (first, t1), (second, t2), same_memory=same_memory)
     facts += differ
     facts += _slots_apart(kernel, t1, t2)
     l1, l2 = t1.linear_id(), t2.linear_id()
     same_block = [t1.builtin("blockIdx", ax) == t2.builtin("blockIdx", ax) for ax in "xyz"]
-    if mode == "grid":
-        facts.append(z3.Not(z3.And(*same_block)))
+    if mode in ("grid", "launch"):  # launch: any two threads, of two blocks (grid) or of one (global-block)
+        facts.append(z3.Not(z3.And(*same_block)) if mode == "grid" else z3.Or(z3.Not(z3.And(*same_block)), l1 != l2))
         facts += [same_block["xyz".index(ax)] for ax in _strided_axes(first.offset, second.offset)]
     else:
         facts.append(l1 != l2)

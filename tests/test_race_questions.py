@@ -1,0 +1,37 @@
+"""Which questions the race check asks the solver (cudalint.analysis.races): a pair of global
+accesses that no two threads of the launch can share is settled by one question, not by one for
+threads of two blocks and another for threads of one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cudalint.analysis import races
+from cudalint.engine import analyze_file
+from cudalint.settings import Settings
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures/races/global_grid_stride.cu"
+
+
+def _questions(monkeypatch) -> dict:
+    asked: dict = {}
+    query = races._query
+
+    def counted(kernel, p, geom, mode, round_, *rest):
+        asked.setdefault(kernel.name, []).append((mode, round_))
+        return query(kernel, p, geom, mode, round_, *rest)
+    monkeypatch.setattr(races, "_query", counted)
+    result = analyze_file(str(FIXTURE), Settings(cuda_mode="shim"))
+    assert [(f.rule, f.line) for f in result.findings] == [("CUDA203", 25)]
+    return asked
+
+
+def test_a_pair_no_two_threads_share_takes_one_question(monkeypatch):
+    asked = _questions(monkeypatch)
+    assert asked["scale_grid_stride"] == [("launch", 0)]  # out[i] with itself
+    assert asked["axpy_grid_stride"] == [("launch", 0)] * 2  # y[i] read and written, written twice
+
+
+def test_a_pair_that_may_collide_is_then_asked_about_two_blocks(monkeypatch):
+    asked = _questions(monkeypatch)
+    assert asked["axpy_block_stride"][:2] == [("launch", 0), ("grid", 0)]
