@@ -326,22 +326,33 @@ def _tested_ahead(g) -> list:
     assignment makes the path forget them: what a path knows of any other condition can no
     longer keep it from a branch."""
     tested = [set() for _ in g.edges]
-    changed = True
-    while changed:  # a backward fixed point: loops carry what their later branches test
-        changed = False
-        for node in range(len(g.edges) - 1, -1, -1):
-            ahead = set()
-            for target, dec in g.edges[node]:
-                ahead |= tested[target]
-                if dec is not None and dec.fact is not None:
-                    ahead.add(dec.fact[0])
-                if dec is not None and dec.case is not None:
-                    ahead.add(dec.case.key)
-            forgotten = _forgotten_by(g.ev[node])
-            if forgotten:
-                ahead = {text for text in ahead if not _mentions(text, forgotten)}
-            if ahead != tested[node]:
-                tested[node], changed = ahead, True
+    before = [[] for _ in g.edges]
+    for node, edges in enumerate(g.edges):
+        for target, _ in edges:
+            before[target].append(node)
+    # a backward fixed point (loops carry what their later branches test): a node is looked at
+    # again only when what a successor tests has grown
+    todo = list(range(len(g.edges)))  # popped from the end: the last node first
+    waiting = set(todo)
+    while todo:
+        node = todo.pop()
+        waiting.discard(node)
+        ahead = set()
+        for target, dec in g.edges[node]:
+            ahead |= tested[target]
+            if dec is not None and dec.fact is not None:
+                ahead.add(dec.fact[0])
+            if dec is not None and dec.case is not None:
+                ahead.add(dec.case.key)
+        forgotten = _forgotten_by(g.ev[node])
+        if forgotten:
+            ahead = {text for text in ahead if not _mentions(text, forgotten)}
+        if ahead != tested[node]:
+            tested[node] = ahead
+            for prev in before[node]:
+                if prev not in waiting:
+                    waiting.add(prev)
+                    todo.append(prev)
     return [frozenset(t) for t in tested]
 
 
