@@ -80,3 +80,17 @@ def test_a_bit_vector_question_on_an_arrays_contents_is_narrowed_after_its_check
     narrowed = symbolic.minimize(s, [t1, t2], model, 2000)
     assert (narrowed.eval(t1).as_long(), narrowed.eval(t2).as_long()) == (5, 0)
     assert check(s, 2000)[0] == "sat"  # the narrowing left the question as it was
+
+
+def test_terms_count_their_references_without_a_check_after_each_call():
+    import z3
+    from z3 import z3core
+
+    import cudalint.symbolic  # noqa: F401  (what makes the change)
+    assert z3.z3.Z3_inc_ref is not z3core.Z3_inc_ref and z3.z3.Z3_dec_ref is not z3core.Z3_dec_ref
+    x = z3.Int("x")
+    for n in range(2000):  # terms made and freed: each reference taken and dropped
+        term = x + n
+    s = z3.Solver()
+    s.add(term == 2003)
+    assert s.check() == z3.sat and s.model()[x].as_long() == 4
