@@ -70,12 +70,13 @@ def test_a_file_cut_short_keeps_its_error_and_the_parse_its_end_mark_to_itself(w
     never reported; an error at the end of the file's own text still is."""
     (work / "cut.cu").write_text(BUGGY + "__global__ void cut(int* p) {\n  p[0] = 1;")  # no newline, no brace
     (work / "whole.cu").write_text(BUGGY.rstrip("\n"))  # no newline at its end
-    code, out, err = run(capsys, "cut.cu", "whole.cu")
+    (work / "continued.cu").write_text(BUGGY + "#define LAST 1 \\\n")  # a #define continued past the end
+    code, out, err = run(capsys, "cut.cu", "whole.cu", "continued.cu")
     assert "cudalint: end of file" not in out + err
     assert [line for line in err.splitlines() if ": error: " in line] == \
         [f"cut.cu:{BUGGY.count(chr(10)) + 2}:12: error: expected '}}'"]
     assert code == 2
-    assert "cut.cu:2:14: CUDA101" in out and "whole.cu:2:14: CUDA101" in out
+    assert "cut.cu:2:14: CUDA101" in out and "whole.cu:2:14: CUDA101" in out and "continued.cu:2:14: CUDA101" in out
 
 
 def test_huge_file_is_skipped(work, capsys):

@@ -146,7 +146,8 @@ END_MARK = "cudalint: end of file"
 
 
 def with_end_mark(text: str) -> str:
-    return (text if text.endswith("\n") or not text else text + "\n") + f"#error {END_MARK}\n"
+    # on a line of its own even after a last line that ends in a backslash (a continued #define)
+    return text + f"\n\n#error {END_MARK}\n"
 
 
 def is_end_mark(d) -> bool:
