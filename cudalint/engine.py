@@ -107,13 +107,9 @@ def _weight(model) -> int:
         for e in kernel.events:
             if isinstance(e, Access):
                 count[e.array] = count.get(e.array, 0) + 1
-                size[e.array] = size.get(e.array, 0) + sum(_nodes(x) for x in (e.offset, *e.guard))
+                size[e.array] = size.get(e.array, 0) + sum(getattr(x, "size", 1) for x in (e.offset, *e.guard))
         work += sum(count[a] * size[a] for a in count)
     return work + len(model.host_functions)
-
-
-def _nodes(e) -> int:
-    return getattr(e, "size", 1)
 
 
 def check_deferred(deferred: FileResult, settings: Settings) -> FileResult:
