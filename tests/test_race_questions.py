@@ -17,9 +17,9 @@ def _questions(monkeypatch) -> dict:
     asked: dict = {}
     query = races._query
 
-    def counted(kernel, p, geom, mode, round_, *rest):
-        asked.setdefault(kernel.name, []).append((mode, round_))
-        return query(kernel, p, geom, mode, round_, *rest)
+    def counted(kernel, p, geom, mode, round_, huge=None, *rest):
+        asked.setdefault(kernel.name, []).append((mode, round_, huge))
+        return query(kernel, p, geom, mode, round_, huge, *rest)
     monkeypatch.setattr(races, "_query", counted)
     result = analyze_file(str(FIXTURE), Settings(cuda_mode="shim"))
     assert [(f.rule, f.line) for f in result.findings] == [("CUDA203", 25)]
@@ -28,10 +28,11 @@ def _questions(monkeypatch) -> dict:
 
 def test_a_pair_no_two_threads_share_takes_one_question(monkeypatch):
     asked = _questions(monkeypatch)
-    assert asked["scale_grid_stride"] == [("launch", 0)]  # out[i] with itself
-    assert asked["axpy_grid_stride"] == [("launch", 0)] * 2  # y[i] read and written, written twice
+    assert asked["scale_grid_stride"] == [("launch", 0, None)]  # out[i] with itself
+    assert asked["axpy_grid_stride"] == [("launch", 0, None)] * 2  # y[i] read and written, written twice
 
 
-def test_a_pair_that_may_collide_is_then_asked_about_two_blocks(monkeypatch):
+def test_a_pair_that_may_collide_in_every_round_is_then_asked_about_two_blocks(monkeypatch):
+    rounds = [(0, None), (1, None), (2, None), (0, "n")]  # generic arguments twice, then n made huge
     asked = _questions(monkeypatch)
-    assert asked["axpy_block_stride"][:2] == [("launch", 0), ("grid", 0)]
+    assert asked["axpy_block_stride"] == [("launch", *r) for r in rounds] + [("grid", *r) for r in rounds]

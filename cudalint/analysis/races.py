@@ -188,7 +188,7 @@ def _check_pair(kernel, i, j, geom, intervals, timeout, ctx, memo):
         pairings = block_iv.pairings(i, j)
         idiom = i == j and a.kind == "write" and a.stored is None
         if pairings == warp_iv.pairings(i, j) and not idiom and \
-                not any(_possible(kernel, p, geom, "threads", timeout, ctx, memo) for p in pairings):
+                not any(_solve(kernel, p, geom, "threads", timeout, ctx, memo) for p in pairings):
             return None  # no two threads at all: neither across warps nor within one
         for p in pairings:
             r = _solve(kernel, p, geom, "block", timeout, ctx, memo)
@@ -232,13 +232,25 @@ def _solve(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
 
 
 def _possible(kernel, p: Pairing, geom, mode, timeout, ctx, memo) -> bool:
-    """Whether two threads may collide in this pairing under the first arguments _solve_pair
-    tries (a timeout counts as may): where they cannot, no narrower question of the pair can
-    find a race, since _solve_pair finds one only where every round does."""
+    """Whether two threads may collide in this pairing under each round of arguments that
+    _solve_pair tries (a timeout counts as may), without a witness: where they cannot in one
+    round, no narrower question of the pair finds a race, since _solve_pair finds one only where
+    every round does."""
     def ask():
-        s = _query(kernel, p, geom, mode, None if kernel.preconditions else 0, None, memo)[0]
-        return check(s, timeout)[0] != "unsat"
+        return all(check(_query(kernel, p, geom, mode, round_, huge, memo)[0], timeout)[0] != "unsat"
+                   for round_, huge in _rounds(kernel, p))
     return ctx.shared(("possible",) + _question(kernel, p, geom, mode), ask)
+
+
+def _rounds(kernel, p: Pairing) -> list:
+    """The arguments a race question is asked under (_solve_pair): (generic round, the argument
+    made huge)."""
+    if kernel.preconditions:
+        return [(None, None)]
+    first, second = kernel.events[p.first], kernel.events[p.second]
+    args = sorted({s.name for acc in (first, second) for e in (acc.offset, *_guard(acc)) for s in syms(e)
+                   if s.scope == 0 and s.origin in ("param", "value")})
+    return [(0, None), (1, None), (2, None)] + [(0, a) for a in args]
 
 
 def _question(kernel, p: Pairing, geom, mode) -> tuple:
@@ -291,11 +303,8 @@ def _solve_pair(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
     relies on `n23 < n12 * n13`; concrete arguments keep the queries linear and fast). A kernel
     that states what its arguments meet (`__requires(x < 1000)`) races if any such values collide."""
     first, second = kernel.events[p.first], kernel.events[p.second]
-    args = sorted({s.name for acc in (first, second) for e in (acc.offset, *_guard(acc)) for s in syms(e)
-                   if s.scope == 0 and s.origin in ("param", "value")})
-    rounds = [(0, None), (1, None), (2, None)] + [(0, a) for a in args]
     found = None
-    for round_, huge in [(None, None)] if kernel.preconditions else rounds:
+    for round_, huge in _rounds(kernel, p):
         s, t1, t2, o1, o2 = _query(kernel, p, geom, mode, round_, huge, memo)
         status, m = check(s, timeout)
         if status == "unknown":
