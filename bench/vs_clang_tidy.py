@@ -5,9 +5,9 @@
 
 Files: every Nth of the sorted `src/*-cuda/**/*.cu` under --root (the HeCBench layout), the first
 --count of them. Each cudalint runs once untimed over them, so that the prelude PCHs they use
-are warm, then over all of them with `--no-cache -j JOBS` (`--repeat N`: N times each, the
-cudalints in turn, and the median shown: a shared machine's speed drifts by 10% within minutes);
-clang-tidy
+are warm, then over all of them with `--no-cache -j JOBS` (`--repeat N`: N rounds in which every
+tool, clang-tidy too, runs once, and each tool's median shown: a shared machine's speed drifts by
+a quarter within an hour); clang-tidy
 (`clang-analyzer-*,bugprone-*`, what a team runs today) runs JOBS at a time with the flags
 cudalint parses with in toolkit mode (`--cuda-host-only`; `--tidy-device-too` drops it, which is
 clang-tidy's default for CUDA and doubles its time). Prints wall seconds, findings and the ratio to clang-tidy.
@@ -91,26 +91,26 @@ def main(argv=None) -> int:
     ap.add_argument("--cudalint", action="append", default=[], help="a cudalint executable (repeatable)")
     ap.add_argument("--clang-tidy", dest="clang_tidy")
     ap.add_argument("--repeat", type=int, default=1,
-                    help="runs of each cudalint, taken in turn (one machine's load drifts); the median is shown")
+                    help="runs of each tool, taken in turn (one machine's speed drifts); the median is shown")
     ap.add_argument("--tidy-device-too", action="store_true",
                     help="clang-tidy also checks the device side (its default for CUDA; cudalint parses the host side)")
     args = ap.parse_args(argv)
     files = sample(args.root, args.every, args.count)
-    rows = []
-    if args.clang_tidy:
-        side = "host and device" if args.tidy_device_too else "host side"
-        wall, found = run_clang_tidy(args.clang_tidy, files, args.includes, args.jobs, args.root,
-                                     not args.tidy_device_too)
-        rows.append((f"clang-tidy {CHECKS} ({side})", wall, found, [wall]))
     for exe in args.cudalint:
         warm_cudalint(exe, files, args.includes, args.jobs, args.root)
-    runs: dict = {exe: [] for exe in args.cudalint}
-    for _ in range(args.repeat):
-        for exe in args.cudalint:
-            runs[exe].append(run_cudalint(exe, files, args.includes, args.jobs, args.root))
-    for exe, done in runs.items():
+    side = "host and device" if args.tidy_device_too else "host side"
+    tools = ([(f"clang-tidy {CHECKS} ({side})", lambda: run_clang_tidy(
+        args.clang_tidy, files, args.includes, args.jobs, args.root, not args.tidy_device_too))] if args.clang_tidy else [])
+    tools += [(f"cudalint ({exe})", lambda exe=exe: run_cudalint(exe, files, args.includes, args.jobs, args.root))
+              for exe in args.cudalint]
+    runs: dict = {name: [] for name, _ in tools}
+    for _ in range(args.repeat):  # every tool once per round, so that a drift in speed hits all alike
+        for name, run in tools:
+            runs[name].append(run())
+    rows = []
+    for name, done in runs.items():
         walls = sorted(w for w, _ in done)
-        rows.append((f"cudalint ({exe})", statistics.median(walls), done[0][1], walls))
+        rows.append((name, statistics.median(walls), done[0][1], walls))
     tidy = rows[0][1] if args.clang_tidy else None
     print(f"{len(files)} files (every {args.every}th), -j {args.jobs}, {os.cpu_count()} cores")
     print("| tool | wall | findings | vs clang-tidy |\n|---|---:|---:|---:|")
