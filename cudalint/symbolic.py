@@ -366,11 +366,12 @@ def assert_all(solver: z3.Solver, facts) -> None:
 # tactics (the integers encoded as pseudo-Boolean bits, then SAT), where the solver can search
 # past its timeout: `128*b1 + t1 + 8192*i1 == 128*b2 + t2 + 8192*i2` between distinct blocks took
 # z3's default solver over 2 s (MT's boxmuller), the tactics 30 ms. A bit-vector query that
-# BvSolver has not settled likewise goes to one bit-blasting of the whole query. Which queries are hard depends on the order z3 numbered the file's terms in (a query
-# settled in 0.1 s from its SMT-LIB text timed out in one file's run): the second try keeps an
-# unlucky order from costing the whole timeout. Most queries the first solver settles at once,
-# and its model is the one every witness came from, so it goes first; the second try gets a
-# query it has not settled in FIRST_MS.
+# BvSolver has not settled likewise goes to one bit-blasting of the whole query. Which queries
+# are hard depends on the order z3 numbered the file's terms in (a query settled in 0.1 s from
+# its SMT-LIB text timed out in one file's run): the second try keeps an unlucky order from
+# costing the whole timeout. Most queries the first solver settles at once, and its model is the
+# one every witness came from, so it goes first; the second try gets a query it has not settled
+# in FIRST_MS.
 FIRST_MS = 250
 
 

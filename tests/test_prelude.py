@@ -66,6 +66,8 @@ def test_a_file_that_starts_by_configuring_a_header_gets_a_prelude_with_its_macr
     assert prelude.leading_macros(start + "#include <cub/cub.cuh>\n#define N 4\n", names) == "#define CUB_STDERR\n"
     assert prelude.leading_macros("#undef NDEBUG\n#define CUB_STDERR 1 // on\n#include <cstdio>\n", names) == \
         "#undef NDEBUG\n#define CUB_STDERR 1\n"
+    assert prelude.leading_macros('#define CUB_STDERR "http://x" /* on */\n#include <cstdio>\n', names) == \
+        '#define CUB_STDERR "http://x"\n'  # a // in a literal is no comment
     assert prelude.leading_macros("#define TILE 16\n#include <cstdio>\n", names) is None  # nothing to configure
     assert prelude.leading_macros("#define NDEBUG\n", names) is None  # no include
     assert prelude.leading_macros("#define NDEBUG\n#include <cassert>\n", None) is None  # names unknown

@@ -33,13 +33,14 @@ class TooDeep(Exception):
         super().__init__(f"more than {MAX_WALK} nested statements and expressions")
         self.helper: str | None = None  # the innermost inlined function the walk was in
 
-_SKIP = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+# a comment or a string or character literal (what a scan of C++ text for its code steps over)
+COMMENT_OR_LITERAL = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
 def nesting(text: str) -> int:
     """The deepest nesting of (), [] and {} in text, ignoring comments and literals."""
     deepest = level = 0
-    for ch in _SKIP.sub(" ", text):
+    for ch in COMMENT_OR_LITERAL.sub(" ", text):
         if ch in "([{":
             level += 1
             deepest = max(deepest, level)

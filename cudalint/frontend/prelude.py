@@ -33,6 +33,7 @@ import clang.cindex as ci
 
 from cudalint import __version__
 from cudalint.frontend import clang as cx
+from cudalint.frontend.depth import COMMENT_OR_LITERAL
 from cudalint.frontend.flags import COMPAT_DIR, SHIM_DIR
 
 PRELUDE = "".join(f"#include <{h}>\n" for h in (
@@ -144,9 +145,8 @@ def leading_macros(text: str, names: frozenset | None) -> str | None:
     before a later include (usable_for)."""
     if names is None:
         return None
-    lines, head, comment = text.splitlines(), [], False
-    for n, line in enumerate(lines):
-        code, comment = _without_comments(line, comment)
+    lines, head = text.splitlines(), []
+    for n, code in enumerate(COMMENT_OR_LITERAL.sub(_comment_blanked, text).splitlines()):
         if not code.strip():
             continue
         if _INCLUDE.match(code):
@@ -165,23 +165,10 @@ def leading_macros(text: str, names: frozenset | None) -> str | None:
     return "".join(line + "\n" for line in kept)
 
 
-def _without_comments(line: str, comment: bool) -> tuple[str, bool]:
-    """A line's code (comments blanked), and whether a block comment is still open after it."""
-    out, i = [], 0
-    while i < len(line):
-        if comment:
-            end = line.find("*/", i)
-            if end < 0:
-                return "".join(out), True
-            comment, i = False, end + 2
-        elif line.startswith("//", i):
-            break
-        elif line.startswith("/*", i):
-            comment, i = True, i + 2
-        else:
-            out.append(line[i])
-            i += 1
-    return "".join(out), comment
+def _comment_blanked(m) -> str:
+    """A comment as blank space that keeps its line breaks; a literal as it is."""
+    text = m.group(0)
+    return text if text[0] in "\"'" else "\n" * text.count("\n") or " "
 
 
 VARIANT = "variant"  # a prelude with a file's leading macros (leading_macros)
