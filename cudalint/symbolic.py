@@ -60,15 +60,39 @@ def no_overflow(op: str, a, b) -> list:
 
 
 def bv(n: int):
-    return z3.BitVecVal(n, BITS)
+    return _numeral(n, False)
 
 
 def num(n: int, ints: bool):
-    return z3.IntVal(n) if ints else bv(n)
+    return _numeral(n, ints)
+
+
+def _numeral(n: int, ints: bool):
+    return _made((n, ints), lambda: z3.IntVal(n) if ints else z3.BitVecVal(n, BITS))
+
+
+# Numerals and variables of the current z3 context (fresh_context starts another), each made once:
+# z3 makes the same term for the same number or name anyway, and its Python wrapper costs a dozen
+# calls into z3 (the sort, the name, the reference).
+_terms: dict = {}  # key -> (context, what make() gave)
+
+
+def _made(key, make):
+    ctx, made = _terms.get(key, (None, None))
+    if ctx is None or ctx is not z3.z3._main_ctx:
+        made = make()
+        _terms[key] = (z3.main_ctx(), made)
+    return made
 
 
 def variable(name: str, ints: bool):
-    return z3.Int(name) if ints else z3.BitVec(name, BITS)
+    return _made(("var", name, ints), lambda: z3.Int(name) if ints else z3.BitVec(name, BITS))
+
+
+def ranged_variable(name: str, ints: bool) -> tuple:
+    """(variable(name, ints), the conditions that it fits a 32-bit int: in_range in integers,
+    none in bit-vectors)."""
+    return _made(("ranged", name, ints), lambda: (variable(name, ints), in_range(variable(name, ints)) if ints else []))
 
 
 def as_bool(x):
@@ -123,7 +147,7 @@ def _truth(x) -> bool:
 def _as_term(x):
     if isinstance(x, bool):
         return z3.BoolVal(x)
-    return z3.IntVal(x) if isinstance(x, int) else x
+    return _numeral(x, True) if isinstance(x, int) else x
 
 
 def _fold(op: str, args: list, side: list | None):
@@ -243,7 +267,7 @@ def _int(op: str, a, b):
     """`a op b` for an integer term a and an integer term or Python int b."""
     ctx = a.ctx
     if not isinstance(b, z3.ExprRef):
-        b = z3.IntVal(b, ctx)
+        b = _numeral(b, True)
     if op in _MK_N:
         args = (z3.Ast * 2)(a.as_ast(), b.as_ast())
         return z3.ArithRef(_MK_N[op](ctx.ref(), 2, args), ctx)
@@ -310,6 +334,7 @@ def fresh_context() -> None:
     order they are made and its search follows those numbers, so without this a witness could
     depend on the files a worker process analysed before (and so on the job count)."""
     z3.z3._main_ctx = None
+    _terms.clear()
 
 
 def solver(ints: bool = False) -> z3.Solver:
@@ -350,13 +375,19 @@ class BvSolver(_TacticSolver):
     STEPS = ("simplify", "solve-eqs", "smt")
 
 
+# Asserting a Boolean term of the solver's own context cannot fail either (a quarter of a million
+# calls on the HeCBench sample).
+_solver_assert = _unchecked(z3core.Z3_solver_assert)
+
+
 def assert_all(solver: z3.Solver, facts) -> None:
     """solver.add(*facts), without z3's per-fact coercion (a third of a race query's build time
-    went to it): Boolean terms go to the C API as they are, anything else through add()."""
-    ctx, ref = solver.ctx.ref(), solver.solver
+    went to it): Boolean terms of its context go to the C API as they are, anything else
+    through add()."""
+    ctx, ref = solver.ctx, solver.solver
     for f in facts:
-        if isinstance(f, z3.BoolRef):
-            z3.Z3_solver_assert(ctx, ref, f.as_ast())
+        if isinstance(f, z3.BoolRef) and f.ctx is ctx:
+            _solver_assert(ctx.ref(), ref, f.as_ast())
         else:
             solver.add(f)
 

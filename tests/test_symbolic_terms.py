@@ -11,7 +11,7 @@ import z3
 
 from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.model import THREAD, Const, Op, Sym, syms
-from cudalint.symbolic import INT_MAX, INT_MIN, to_z3
+from cudalint.symbolic import INT_MAX, INT_MIN, fresh_context, num, to_z3, variable
 
 A, B = Sym("a", 0, "param"), Sym("b", 0, "param")
 VALUES = (0, 1, 7, -7, 3, -3, 32, 1 << 20, INT_MAX, INT_MIN)
@@ -86,6 +86,30 @@ def test_a_term_made_for_an_earlier_question_brings_its_variables_ranges():
     s = z3.Solver()
     s.add(*again.side, z3.Int("n") > INT_MAX)
     assert s.check() == z3.unsat
+
+
+def test_a_threads_linear_id_is_made_once_and_brings_its_variables_ranges():
+    geom = Geometry(block=None, grid=None, source="a test")  # blockDim unknown: variables with ranges
+    terms: dict = {}
+    first = Thread(1, geom, THREAD, ints=True, terms=terms)
+    made = first.linear_id()
+    again = Thread(1, geom, THREAD, ints=True, terms=terms)
+    assert again.linear_id() is made
+    assert [str(f) for f in again.side] == [str(f) for f in first.side]
+    s = z3.Solver()
+    s.add(*again.side, z3.Int("blockDim.x") > INT_MAX)
+    assert s.check() == z3.unsat
+
+
+def test_numbers_and_variables_are_made_once_per_context():
+    fresh_context()
+    first = num(7, True)
+    assert num(7, True) is first and variable("n", True) is variable("n", True)
+    assert num(7, False) is not first and num(7, False).sort() == z3.BitVecSort(32)
+    fresh_context()  # the next file's context: terms of its own
+    again = num(7, True)
+    assert again is not first and again.ctx is z3.main_ctx() and first.ctx is not again.ctx
+    assert variable("n", True).ctx is again.ctx
 
 
 def test_the_unknowns_of_a_deep_expression_in_order():

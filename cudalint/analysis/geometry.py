@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import z3
 
 from cudalint.model import BLOCK, THREAD, UNIFORM, FileModel, Kernel, Sym, syms
-from cudalint.symbolic import in_range, num, to_z3, variable
+from cudalint.symbolic import num, ranged_variable, to_z3
 
 AXES = ("x", "y", "z")
 MAX_BLOCK = (1024, 1024, 64)
@@ -205,6 +205,11 @@ def generic_value(name: str, round_: int) -> int:
     return values[zlib.crc32(name.encode()) % len(values)]
 
 
+_BLOCK_DIM = tuple(Sym(f"blockDim.{a}", 0, "builtin") for a in AXES)
+_THREAD_IDX = tuple(Sym(f"threadIdx.{a}", THREAD, "builtin") for a in AXES)
+_BLOCK_IDX = tuple(Sym(f"blockIdx.{a}", BLOCK, "builtin") for a in AXES)
+
+
 class Thread:
     """The z3 variables of one thread (copy `k`) under a geometry.
 
@@ -265,9 +270,8 @@ class Thread:
 
     def fresh(self, name: str):
         """A z3 variable of this thread's encoding; the range of a 32-bit int goes into `side`."""
-        v = variable(name, self.ints)
-        if self.ints:
-            self.side += in_range(v)
+        v, range_ = ranged_variable(name, self.ints)
+        self.side += range_
         return v
 
     def term(self, e):
@@ -305,14 +309,30 @@ class Thread:
         return out
 
     def linear_id(self):
-        bdim = [self.var(Sym(f"blockDim.{a}", 0, "builtin")) for a in AXES]
-        t = [self.builtin("threadIdx", a) for a in AXES]
-        return t[0] + t[1] * bdim[0] + t[2] * bdim[0] * bdim[1]
+        def build():
+            bdim, t = [self.var(s) for s in _BLOCK_DIM], [self.var(s) for s in _THREAD_IDX]
+            return t[0] + t[1] * bdim[0] + t[2] * bdim[0] * bdim[1]
+        return self._made("linear_id", _BLOCK_DIM + _THREAD_IDX, build)
 
     def block_id(self):
         """An order of the blocks for witness minimisation (not the launch's linear block id)."""
-        b = [self.builtin("blockIdx", a) for a in AXES]
-        return b[0] + b[1] * 65536 + b[2] * 65536 * 65536
+        def build():
+            b = [self.var(s) for s in _BLOCK_IDX]
+            return b[0] + b[1] * 65536 + b[2] * 65536 * 65536
+        return self._made("block_id", _BLOCK_IDX, build)
+
+    def _made(self, key: str, names: tuple, build):
+        """build(), a term of the variables of `names` alone, made once per `terms`; later
+        threads make those variables as build() would (their ranges go into `side` alike)."""
+        made = self.terms.get(key) if self.terms is not None else None
+        if made is None:
+            made = build()
+            if self.terms is not None:
+                self.terms[key] = made
+            return made
+        for s in names:
+            self.value(s)
+        return made
 
     def describe(self, model) -> str:
         return str(self.witness(model))

@@ -347,7 +347,8 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
             it = variable(f"iter{lid}{tag}", ints)
             if r == NEXT and which == "second":
                 it = it + 1
-            key = ("loop", lid, str(it), str(th.var(kernel.loops[lid].var)) if kernel.loops[lid].var else "",
+            # terms as z3 writes them (their Python text is slow to make)
+            key = ("loop", lid, it.sexpr(), th.var(kernel.loops[lid].var).sexpr() if kernel.loops[lid].var else "",
                    geom, split, round_, huge, ints)
             facts += _memo(memo, key, th, lambda: loop_definition(kernel.loops[lid], th, it))
     o1, o2 = t1.term(first.offset), t2.term(second.offset)
@@ -363,7 +364,7 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
     same_block = [t1.builtin("blockIdx", ax) == t2.builtin("blockIdx", ax) for ax in "xyz"]
     if mode in ("grid", "launch"):  # launch: any two threads, of two blocks (grid) or of one (global-block)
         facts.append(z3.Not(z3.And(*same_block)) if mode == "grid" else z3.Or(z3.Not(z3.And(*same_block)), l1 != l2))
-        facts += [same_block["xyz".index(ax)] for ax in _strided_axes(first.offset, second.offset)]
+        facts += [same_block["xyz".index(ax)] for ax in _strided_axes(memo, first.offset, second.offset)]
     else:
         facts.append(l1 != l2)
     if mode == "global-block":
@@ -384,11 +385,23 @@ def _slots_apart(kernel, t1, t2) -> list:
                        z3.Or(t1.term(step) == zero, t2.term(step) == zero)) for name, step in kernel.slots]
 
 
-def _strided_axes(*offsets) -> set:
+def _strided_axes(memo: dict, *offsets) -> set:
     """Block axes that the offsets use only times a kernel argument (`blockIdx.y * nb1`): each
     block owns its slice of a strided tensor there. Blocks that differ along such an axis could
     collide only through a relation between strides and extents that the code does not show
     (ggml's `nb1 >= 4*ne0`); they are not asked about."""
+    plain, strided = set(), set()
+    for off in offsets:
+        key = ("axes", id(off))  # the kernel's offsets live as long as its memo
+        if key not in memo:
+            memo[key] = _block_axes(off)
+        plain |= memo[key][0]
+        strided |= memo[key][1]
+    return strided - plain
+
+
+def _block_axes(offset) -> tuple[set, set]:
+    """The block axes an offset uses other than times an argument, and those it uses so."""
     plain, strided = set(), set()
 
     def visit(e, under_stride):
@@ -400,9 +413,8 @@ def _strided_axes(*offsets) -> set:
                 others = e.args[:n] + e.args[n + 1:]
                 visit(x, under_stride or (e.op == "*" and any(_is_argument(o) for o in others)))
 
-    for off in offsets:
-        visit(off, False)
-    return strided - plain
+    visit(offset, False)
+    return plain, strided
 
 
 def _is_argument(e) -> bool:
