@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import os
 import signal
@@ -133,3 +134,13 @@ def _state(pid: int) -> str:
             return fh.read().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "gone"
+
+
+def test_a_worker_collects_young_objects_less_often_and_never_scans_what_it_inherited():
+    from cudalint import workers
+    settings = engine.Settings()
+    got = {}
+    probe = (lambda job, s: None, lambda job, s: (gc.get_threshold()[0], gc.get_freeze_count() > 0))
+    workers.run([(0, "a job")], settings, 1, probe, lambda i, r: got.update({i: r}), lambda *a: None)
+    assert got == {0: (workers.YOUNG_THRESHOLD, True)}
+    assert gc.get_threshold()[0] != workers.YOUNG_THRESHOLD  # the main process keeps its own
