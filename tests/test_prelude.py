@@ -4,6 +4,7 @@ defines could change the prelude's headers, the one with CUB and Thrust where it
 from __future__ import annotations
 
 import json
+import os
 
 from cudalint.frontend import prelude
 
@@ -168,3 +169,15 @@ def test_the_prelude_holds_declarations_and_a_projects_own_copy_of_a_header_its_
                                "half_add", include_dirs=(str(tmp_path / "third_party"),))
     assert CursorKind.COMPOUND_STMT in kinds
     prelude._pch_for.cache_clear()
+
+
+def test_headers_resolve_as_realpath_does_through_linked_directories_files_and_dotdot(tmp_path):
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "real" / "a.h").write_text("")
+    (tmp_path / "real" / "sub" / "b.h").write_text("")
+    (tmp_path / "linked").symlink_to(tmp_path / "real")
+    (tmp_path / "real" / "alias.h").symlink_to(tmp_path / "real" / "sub" / "b.h")
+    paths = [str(tmp_path / p) for p in ("linked/a.h", "linked/sub/../a.h", "linked/sub/b.h", "real/alias.h",
+                                         "linked/alias.h", "linked/sub/..", "missing/x.h")] + ["rel.h", ""]
+    assert prelude.resolved(paths) == tuple(os.path.realpath(p) for p in paths)
+    assert prelude.resolved(paths)[:2] == (str(tmp_path / "real" / "a.h"),) * 2

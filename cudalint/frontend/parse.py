@@ -110,7 +110,7 @@ def parse(path: str, settings: Settings) -> Parsed:
         diags.append(Diagnostic(path, 0, 0, "warning", "libclang rejected the configured flags; "
                                 "parsed with cudalint's defaults instead"))
     diags += _diagnostics(tu, path, text)
-    headers = {os.path.realpath(inc.include.name) for inc in tu.get_includes()}
+    headers = set(prelude.resolved(inc.include.name for inc in tu.get_includes()))
     if "-include-pch" in attempt:  # the PCH's headers are not listed by get_includes()
         headers.update(prelude.headers_of(attempt[attempt.index("-include-pch") + 1]))
     return Parsed(path, text, tu, mode, diags, tuple(sorted(headers)), deep)
@@ -168,6 +168,7 @@ def _pch_rejected(tu) -> bool:
 
 def _diagnostics(tu, path, text) -> list[Diagnostic]:
     out = []
+    own = {path: True}  # a file name as clang gives it -> whether it is this file (realpath is slow)
     for d in tu.diagnostics:
         if d.severity < ci.Diagnostic.Error or is_end_mark(d):
             continue
@@ -177,7 +178,9 @@ def _diagnostics(tu, path, text) -> list[Diagnostic]:
             continue
         where = loc.file.name
         msg = d.spelling
-        if os.path.realpath(where) != os.path.realpath(path):
+        if where not in own:
+            own[where] = os.path.realpath(where) == os.path.realpath(path)
+        if not own[where]:
             msg = f"{msg} (in {where}:{loc.line})"
             out.append(Diagnostic(path, 0, 0, "error", msg))
         else:

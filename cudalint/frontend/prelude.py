@@ -252,12 +252,28 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 @lru_cache(maxsize=None)
 def headers_of(pch: str) -> tuple[str, ...]:
     """The headers a prelude PCH was built from (its sidecar), resolved (os.path.realpath), for
-    cache dependency checks: read once per process, not for each file parsed with it (a few
-    hundred headers, each a dozen lstat calls to resolve)."""
+    cache dependency checks: read once per process, not for each file parsed with it."""
     try:
-        return tuple(os.path.realpath(row[0]) for row in json.loads(Path(pch).with_suffix(".json").read_text()))
+        return resolved(row[0] for row in json.loads(Path(pch).with_suffix(".json").read_text()))
     except (OSError, ValueError, TypeError, IndexError):
         return ()
+
+
+def resolved(paths) -> tuple[str, ...]:
+    """os.path.realpath of each path, each directory resolved once: realpath takes an lstat per
+    component of each path (the prelude's 1,800 headers in a few dozen directories: 0.06-0.09 s
+    in every worker of every pass, now 0.01 s)."""
+    dirs: dict = {}
+    out = []
+    for path in paths:
+        head, name = os.path.split(path)  # not normalised: ".." follows the links before it
+        if head not in dirs:
+            dirs[head] = os.path.realpath(head)
+        if name in ("", ".", "..") or os.path.islink(path):
+            out.append(os.path.realpath(path))
+        else:
+            out.append(os.path.join(dirs[head], name))
+    return tuple(out)
 
 
 def _stat(path):
