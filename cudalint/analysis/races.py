@@ -205,13 +205,16 @@ def _check_pair(kernel, i, j, geom, intervals, timeout, ctx, memo):
     across_blocks = _candidate(kernel, a, b, BLOCK) and not tickets.ordered(kernel, i, j)
     anywhere = Pairing(i, j, tuple((lid, ANY) for lid in a.loops))
     within = block_iv.pairings(i, j)
-    if across_blocks and within and not _possible(kernel, anywhere, geom, "launch", timeout, ctx, memo):
-        return None  # no two threads of the launch at all: neither of two blocks nor of one
+    apart = frozenset()  # rounds of arguments in which threads of two blocks are known to collide
+    if across_blocks and within:
+        apart = _launch_rounds(kernel, anywhere, geom, timeout, ctx, memo)
+        if apart is None:
+            return None  # no two threads of the launch at all: neither of two blocks nor of one
     if across_blocks:
         # only a grid-wide barrier (cooperative groups' grid.sync()) orders threads of two blocks
         across = grid_iv.pairings(i, j) if grid_iv.barriers else [anywhere]
         for p in across:
-            r = _solve(kernel, p, geom, "grid", timeout, ctx, memo)
+            r = _solve(kernel, p, geom, "grid", timeout, ctx, memo, apart if p == anywhere else frozenset())
             if r:
                 return r
     for p in within:
@@ -221,25 +224,35 @@ def _check_pair(kernel, i, j, geom, intervals, timeout, ctx, memo):
     return None
 
 
-def _solve(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
+def _solve(kernel, p: Pairing, geom, mode, timeout, ctx, memo, known=frozenset()):
     """_solve_pair, once per file for each question: template instantiations often repeat
     the same accesses, and the answer is then the same."""
     first, second = kernel.events[p.first], kernel.events[p.second]
-    race = ctx.shared(_question(kernel, p, geom, mode), lambda: _solve_pair(kernel, p, geom, mode, timeout, ctx, memo))
+    race = ctx.shared(_question(kernel, p, geom, mode),
+                      lambda: _solve_pair(kernel, p, geom, mode, timeout, ctx, memo, known))
     if race is None or race.kernel == kernel.name:
         return race
     return replace(race, first=first, second=second, wrap_loop=p.wrap_loop, kernel=kernel.name)
 
 
-def _possible(kernel, p: Pairing, geom, mode, timeout, ctx, memo) -> bool:
-    """Whether two threads may collide in this pairing under each round of arguments that
-    _solve_pair tries (a timeout counts as may), without a witness: where they cannot in one
-    round, no narrower question of the pair finds a race, since _solve_pair finds one only where
-    every round does."""
+def _launch_rounds(kernel, p: Pairing, geom, timeout, ctx, memo) -> frozenset | None:
+    """Whether any two threads of the launch may collide in this pairing under each round of
+    arguments that _solve_pair tries (a timeout counts as may), without a witness. None where
+    they cannot in some round: no narrower question of the pair then finds a race, since
+    _solve_pair finds one only where every round does. Else the rounds in which the threads
+    found are of two blocks: the grid question, narrower by that fact alone, has an answer there."""
     def ask():
-        return all(check(_query(kernel, p, geom, mode, round_, huge, memo)[0], timeout)[0] != "unsat"
-                   for round_, huge in _rounds(kernel, p))
-    return ctx.shared(("possible",) + _question(kernel, p, geom, mode), ask)
+        apart = set()
+        for round_, huge in _rounds(kernel, p):
+            s, t1, t2, _, _ = _query(kernel, p, geom, "launch", round_, huge, memo)
+            status, m = check(s, timeout)
+            if status == "unsat":
+                return None
+            if m is not None and any(value(m, t1.builtin("blockIdx", ax)) != value(m, t2.builtin("blockIdx", ax))
+                                     for ax in "xyz"):
+                apart.add((round_, huge))
+        return frozenset(apart)
+    return ctx.shared(("launch",) + _question(kernel, p, geom, "launch"), ask)
 
 
 def _rounds(kernel, p: Pairing) -> list:
@@ -296,15 +309,19 @@ def _constant_truth(c) -> bool | None:
     return True if z3.is_true(v) else False if z3.is_false(v) else None
 
 
-def _solve_pair(kernel, p: Pairing, geom, mode, timeout, ctx, memo):
+def _solve_pair(kernel, p: Pairing, geom, mode, timeout, ctx, memo, known=frozenset()):
     """A race for this pairing, if two threads collide whatever the kernel's arguments are:
     arguments take two rounds of generic values, then each argument in turn is made much larger
     than the others (an unknown stride of 0 is not a race in the code, nor is an overlap that
     relies on `n23 < n12 * n13`; concrete arguments keep the queries linear and fast). A kernel
-    that states what its arguments meet (`__requires(x < 1000)`) races if any such values collide."""
+    that states what its arguments meet (`__requires(x < 1000)`) races if any such values collide.
+    `known`: rounds already known to have an answer, not asked again but for the first (its
+    model is the witness)."""
     first, second = kernel.events[p.first], kernel.events[p.second]
     found = None
-    for round_, huge in _rounds(kernel, p):
+    for n, (round_, huge) in enumerate(_rounds(kernel, p)):
+        if n and (round_, huge) in known:
+            continue
         s, t1, t2, o1, o2 = _query(kernel, p, geom, mode, round_, huge, memo)
         status, m = check(s, timeout)
         if status == "unknown":
