@@ -76,8 +76,12 @@ class _Pair:
         return div(self.t1.linear_id(), 32) == div(self.t2.linear_id(), 32)
 
 
-def _pair(kernel: Kernel, call: WarpSync, geom: Geometry, ints: bool) -> _Pair:
-    t1, t2 = _Lane(1, geom, THREAD, ints=ints), _Lane(2, geom, THREAD, ints=ints)
+def _pair(ctx, kernel: Kernel, call: WarpSync, geom: Geometry, ints: bool) -> _Pair:
+    # each lane's terms made once per kernel, geometry and encoding: a warp's calls share their
+    # guards, loops and the events after them (a bitonic network of 62 shuffles, each asked
+    # about every event after it)
+    t1, t2 = (_Lane(k, geom, THREAD, ints=ints, terms=ctx.shared(("lane terms", kernel.name, kernel.usr, geom, ints, k),
+                                                                 dict)) for k in (1, 2))
     facts = t1.constraints() + t2.constraints()
     for lid in call.loops:  # the same iteration of every loop around the call
         it = variable(f"iter{lid}", ints)
@@ -192,7 +196,7 @@ def mask_problems(ctx, kernel: Kernel) -> list[LaneWitness]:
 
 
 def _mask_question(ctx, kernel, call, geom, ints):
-    p = _pair(kernel, call, geom, ints)
+    p = _pair(ctx, kernel, call, geom, ints)
     names = mask_names(call, p, kernel)
     if names is None:
         return None
@@ -259,7 +263,7 @@ def source_lane(call: WarpSync, t: Thread, lane):
 
 
 def _source_question(ctx, kernel, call, geom, ints):
-    p = _pair(kernel, call, geom, ints)
+    p = _pair(ctx, kernel, call, geom, ints)
     names = mask_names(call, p, kernel)
     if names is None or not determined(call.lane, kernel) or (call.lane.scope > UNIFORM and call.family != "shfl"):
         return None
@@ -323,7 +327,7 @@ def _fixed_pattern_on_activemask(call: WarpSync) -> bool:
 
 
 def _diverged_question(ctx, kernel, call, geom, ints):
-    p = _pair(kernel, call, geom, ints)
+    p = _pair(ctx, kernel, call, geom, ints)
     gone = exited(call, p.t2)
     if gone is None:
         return None
