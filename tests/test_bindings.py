@@ -78,3 +78,38 @@ def test_cursor_members_run_without_the_null_guard_and_a_null_cursors_kind_still
     assert tu.cursor.spelling.endswith("after_loop.cu")
     with pytest.raises(Exception, match="null-cursor"):
         ci.conf.lib.clang_getNullCursor().kind  # noqa: B018
+
+
+TREE = """
+int twice(int x) { return 2 * x; }
+struct Box { int v; int get() const { return v; } };
+__global__ void k(float* p, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    auto add = [=](int y) { return y + i; };
+    for (int j = 0; j < 3; ++j)
+        if (i < n) p[i] = twice(i) + add(j) + Box{j}.get();
+}
+"""
+
+
+def test_a_functions_tree_read_in_one_visit_is_the_one_read_a_level_at_a_time(tmp_path):
+    """While children are remembered, a function's tree is read with one visit of libclang's
+    (lambda captures included, which that visit cannot place: their function is read a level at
+    a time); outside, a cursor at a time. The same tree either way, in either distribution."""
+    src = tmp_path / "tree.cu"
+    src.write_text(TREE)
+    tu = parse(str(src), Settings(cuda_mode="shim", pch=False)).tu
+    fns = [c for c in tu.cursor.get_children() if c.location.file and c.location.file.name == str(src)]
+
+    def shape(c):
+        return (c.kind, c.extent.start.offset, c.extent.end.offset, tuple(shape(k) for k in c.get_children()))
+    plain = [shape(fn) for fn in fns]
+    with cx.remembered_children():
+        assert [shape(fn) for fn in fns] == plain
+    assert len(plain) == 3 and sum(1 for _ in _nodes(plain)) > 60
+
+
+def _nodes(tree):
+    for kind, _, _, kids in tree:
+        yield kind
+        yield from _nodes(kids)

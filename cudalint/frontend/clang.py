@@ -48,8 +48,45 @@ def _children(self):
     key = bytes(self)  # the CXCursor itself: kind, extra data, three pointers
     kids = memo.get(key)
     if kids is None:
-        kids = memo[key] = tuple(_plain_children(self))
+        if self._kind_id in _BODIES:
+            kids = _subtree(self, key, memo)
+        else:
+            kids = memo[key] = tuple(_plain_children(self))
     return iter(kids)
+
+
+# A function's tree (and a statement's) is read whole in one visit: a visit per cursor cost a
+# callback object and a call into libclang each, half of what reading the children cost. The
+# translation unit, a namespace or a class is read a level at a time (its subtree is the
+# headers').
+_BODIES = {k.value for k in ci.CursorKind.get_all_kinds() if k.is_statement() or k.is_expression()} | \
+    {ci.CursorKind.FUNCTION_DECL.value, ci.CursorKind.CXX_METHOD.value, ci.CursorKind.FUNCTION_TEMPLATE.value,
+     ci.CursorKind.CONSTRUCTOR.value, ci.CursorKind.DESTRUCTOR.value, ci.CursorKind.CONVERSION_FUNCTION.value}
+_visit_callback = getattr(ci, "cursor_visit_callback", None) or ci.callbacks["cursor_visit"]
+_BREAK, _RECURSE = 0, 2  # CXChildVisit_Break (clang_visitChildren then returns non-zero), _Recurse
+
+
+def _subtree(cursor, key, memo) -> tuple:
+    """The children of `cursor` and of every cursor under it, remembered; the first ones returned."""
+    found: dict = {key: []}
+    tu = cursor._tu
+
+    def visit(child, parent, _):
+        child._tu = tu
+        siblings = found.get(bytes(parent))
+        if siblings is None:  # a parent not met as a child (a lambda's captures): read level by level
+            return _BREAK
+        siblings.append(child)
+        found[bytes(child)] = []
+        return _RECURSE
+
+    if ci.conf.lib.clang_visitChildren(cursor, _visit_callback(visit), None):
+        memo[key] = tuple(_plain_children(cursor))
+        return memo[key]
+    for k, kids in found.items():
+        if k not in memo:
+            memo[k] = tuple(kids)
+    return memo[key]
 
 
 def _preorder(self):
