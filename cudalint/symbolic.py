@@ -85,6 +85,11 @@ def _made(key, make):
     return made
 
 
+def context_memo() -> dict:
+    """A dict for terms of the current z3 context, emptied with it (fresh_context)."""
+    return _made(("memo",), dict)
+
+
 def variable(name: str, ints: bool):
     return _made(("var", name, ints), lambda: z3.Int(name) if ints else z3.BitVec(name, BITS))
 
@@ -385,9 +390,13 @@ def assert_all(solver: z3.Solver, facts) -> None:
     went to it): Boolean terms of its context go to the C API as they are, anything else
     through add()."""
     ctx, ref = solver.ctx, solver.solver
+    c, seen = ctx.ref(), set()
     for f in facts:
         if isinstance(f, z3.BoolRef) and f.ctx is ctx:
-            _solver_assert(ctx.ref(), ref, f.as_ast())
+            ast = f.as_ast()
+            if ast.value not in seen:
+                seen.add(ast.value)
+                _solver_assert(c, ref, ast)
         else:
             solver.add(f)
 

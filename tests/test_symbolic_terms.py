@@ -101,6 +101,20 @@ def test_a_threads_linear_id_is_made_once_and_brings_its_variables_ranges():
     assert s.check() == z3.unsat
 
 
+def test_a_threads_ranges_are_made_once_per_context_and_bring_its_variables_ranges():
+    geom = Geometry(block=(64, None, 1), grid=None, source="a test")
+    fresh_context()
+    first = Thread(1, geom, THREAD, ints=True)
+    made = first.constraints()
+    again = Thread(1, geom, THREAD, ints=True)
+    reused = again.constraints()
+    assert len(reused) == len(made) and all(a is b for a, b in zip(reused, made))
+    assert [str(f) for f in again.side] == [str(f) for f in first.side] != []
+    assert not any(a is b for a, b in zip(Thread(2, geom, THREAD, ints=True).constraints(), made))
+    fresh_context()
+    assert not any(a is b for a, b in zip(Thread(1, geom, THREAD, ints=True).constraints(), made))
+
+
 def test_numbers_and_variables_are_made_once_per_context():
     fresh_context()
     first = num(7, True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import z3
 
 from cudalint.model import BLOCK, THREAD, UNIFORM, FileModel, Kernel, Sym, syms
-from cudalint.symbolic import num, ranged_variable, to_z3
+from cudalint.symbolic import context_memo, num, ranged_variable, to_z3
 
 AXES = ("x", "y", "z")
 MAX_BLOCK = (1024, 1024, 64)
@@ -208,6 +208,8 @@ def generic_value(name: str, round_: int) -> int:
 _BLOCK_DIM = tuple(Sym(f"blockDim.{a}", 0, "builtin") for a in AXES)
 _THREAD_IDX = tuple(Sym(f"threadIdx.{a}", THREAD, "builtin") for a in AXES)
 _BLOCK_IDX = tuple(Sym(f"blockIdx.{a}", BLOCK, "builtin") for a in AXES)
+_GRID_DIM = tuple(Sym(f"gridDim.{a}", 0, "builtin") for a in AXES)
+_CONSTRAINED = _BLOCK_DIM + _GRID_DIM + tuple(s for a in range(3) for s in (_THREAD_IDX[a], _BLOCK_IDX[a]))
 
 
 class Thread:
@@ -292,6 +294,15 @@ class Thread:
         return self.var(Sym(f"{base}.{axis}", THREAD if base == "threadIdx" else BLOCK, "builtin"))
 
     def constraints(self) -> list:
+        """The ranges of the thread's coordinates and of the launch's sizes: made once per z3
+        context for each copy, geometry and encoding (most questions of a file ask them), this
+        thread still making its variables (their ranges reach `side` as on the first)."""
+        if any(s in self.overrides for s in _CONSTRAINED):
+            return self._constraints()
+        key = ("constraints", self.k, self.geom, self.split, self.generic, self.ints)
+        return list(self._made(key, _CONSTRAINED, self._constraints, context_memo()))
+
+    def _constraints(self) -> list:
         out = []
         bdim = [self.var(Sym(f"blockDim.{a}", 0, "builtin")) for a in AXES]
         gdim = [self.var(Sym(f"gridDim.{a}", 0, "builtin")) for a in AXES]
@@ -321,14 +332,16 @@ class Thread:
             return b[0] + b[1] * 65536 + b[2] * 65536 * 65536
         return self._made("block_id", _BLOCK_IDX, build)
 
-    def _made(self, key: str, names: tuple, build):
-        """build(), a term of the variables of `names` alone, made once per `terms`; later
-        threads make those variables as build() would (their ranges go into `side` alike)."""
-        made = self.terms.get(key) if self.terms is not None else None
+    def _made(self, key, names: tuple, build, store: dict | None = None):
+        """build(), terms of the variables of `names` alone, made once per `store` (`terms`
+        unless given); later threads make those variables as build() would (their ranges go
+        into `side` alike)."""
+        store = self.terms if store is None else store
+        made = store.get(key) if store is not None else None
         if made is None:
             made = build()
-            if self.terms is not None:
-                self.terms[key] = made
+            if store is not None:
+                store[key] = made
             return made
         for s in names:
             self.value(s)
