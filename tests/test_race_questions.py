@@ -39,3 +39,16 @@ def test_a_pair_that_may_collide_in_every_round_is_then_asked_about_two_blocks(m
     rounds = [(0, None), (1, None), (2, None), (0, "n")]  # generic arguments twice, then n made huge
     asked = _questions(monkeypatch)
     assert asked["axpy_block_stride"] == [("launch", *r) for r in rounds] + [("grid", 0, None)]
+
+
+def test_a_race_is_narrowed_to_its_first_threads_only_when_told(monkeypatch):
+    """Races found but never told (a line that has one already, a guessed shape other than the
+    smallest) keep their solver's first model: narrowing it is a dozen checks."""
+    narrowed = []
+    real = races.minimize
+    monkeypatch.setattr(races, "minimize", lambda *a, **k: narrowed.append(a[1]) or real(*a, **k))
+    for name, told in (("double_buffer.cu", [("CUDA201", 43)]), ("guessed_shape.cu", [("CUDA203", 34)])):
+        narrowed.clear()
+        result = analyze_file(str(FIXTURE.parent / name), Settings(cuda_mode="shim"))
+        assert [(f.rule, f.line) for f in result.findings if f.rule in ("CUDA201", "CUDA202", "CUDA203")] == told
+        assert len(narrowed) == 1

@@ -32,14 +32,49 @@ class Race:
     kind: str  # block | warp | global
     first: Access  # executes first
     second: Access  # executes second: the finding's primary location
-    first_thread: Witness
-    second_thread: Witness
-    first_index: str  # e.g. "s[4]"
-    second_index: str
+    witness: "Narrowed"  # the threads and indices (first_thread ... second_index)
     geometry: Geometry
     wrap_loop: int | None
     kernel: str
     alias: Alias | None = None  # two parameters one launch passes the same buffer
+
+    @property
+    def first_thread(self) -> Witness:
+        return self.witness.get()[0]
+
+    @property
+    def second_thread(self) -> Witness:
+        return self.witness.get()[1]
+
+    @property
+    def first_index(self) -> str:  # e.g. "s[4]"
+        return self.witness.get()[2]
+
+    @property
+    def second_index(self) -> str:
+        return self.witness.get()[3]
+
+
+class Narrowed:
+    """A race's threads and indices, from the first round's model narrowed to the first threads,
+    blocks and address (symbolic.minimize) when first asked: the same witness every run. Most
+    races found are never told (a line that has one already, a guessed shape other than the
+    smallest, a question asked only whether two threads collide), and narrowing is a dozen
+    solver checks."""
+
+    def __init__(self, query, model, first: Access, second: Access, timeout: int, made: tuple | None = None):
+        self._query, self._model, self._accesses, self._timeout = query, model, (first, second), timeout
+        self._made = made
+
+    def get(self) -> tuple:
+        if self._made is None:
+            s, t1, t2, o1, o2 = self._query
+            m = minimize(s, [t1.block_id(), t2.block_id(), t1.linear_id(), t2.linear_id(), o1], self._model,
+                         self._timeout)
+            first, second = self._accesses
+            self._made = (t1.witness(m), t2.witness(m), _index(first, value(m, o1)), _index(second, value(m, o2)))
+            self._query = self._model = None
+        return self._made
 
 
 def races(ctx, kernel: Kernel) -> list[Race]:
@@ -108,8 +143,8 @@ def _unaliased(race: Race, kernel: Kernel, view: Kernel, alias: Alias) -> Race:
 
     def named(index: str, acc: Access) -> str:
         return acc.array.name + index[len(alias.kept):] if index.startswith(alias.kept + "[") else index
-    return replace(race, first=first, second=second, first_index=named(race.first_index, first),
-                   second_index=named(race.second_index, second), alias=alias)
+    told = (race.first_thread, race.second_thread, named(race.first_index, first), named(race.second_index, second))
+    return replace(race, first=first, second=second, witness=Narrowed(None, None, first, second, 0, told), alias=alias)
 
 
 def _conflicting(a: Access, b: Access) -> bool:
@@ -328,11 +363,9 @@ def _solve_pair(kernel, p: Pairing, geom, mode, timeout, ctx, memo, known=frozen
             ctx.skipped.append((f"race check {kernel.name} lines {first.loc.line}/{second.loc.line}", "solver timeout"))
         if m is None:
             return None
-        if found is None:  # the first threads, blocks and address: the same witness every run
-            m = minimize(s, [t1.block_id(), t2.block_id(), t1.linear_id(), t2.linear_id(), o1], m, timeout)
-        found = found or (t1.witness(m), t2.witness(m), _index(first, value(m, o1)), _index(second, value(m, o2)))
+        found = found or Narrowed((s, t1, t2, o1, o2), m, first, second, timeout)
     kind = {"block": "block", "warp": "warp"}.get(mode, "global")
-    return Race(kind, first, second, *found, geom, p.wrap_loop, kernel.name)
+    return Race(kind, first, second, found, geom, p.wrap_loop, kernel.name)
 
 
 def _query(kernel, p: Pairing, geom, mode, round_, huge=None, memo=None):

@@ -333,10 +333,13 @@ def written_operands(c: ci.Cursor, unary=STEPS):
 def file_position(loc: ci.SourceLocation) -> tuple[str | None, int, int]:
     """(file handle, line, column) where the token is written, even inside a macro argument."""
     lib()
-    f, line, col, off = ctypes.c_void_p(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
-    _lib.clang_getFileLocation(loc, ctypes.byref(f), ctypes.byref(line), ctypes.byref(col),
-                               ctypes.byref(off))
-    return f.value, line.value, col.value
+    _lib.clang_getFileLocation(loc, *_POSITION_REFS)  # read at once: the next call overwrites them
+    return _POSITION[0].value, _POSITION[1].value, _POSITION[2].value
+
+
+# clang_getFileLocation's out-parameters, made once (a model asks a hundred thousand positions)
+_POSITION = (ctypes.c_void_p(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint())
+_POSITION_REFS = tuple(ctypes.byref(x) for x in _POSITION)
 
 
 def file_name(handle) -> str | None:
