@@ -181,3 +181,20 @@ def test_headers_resolve_as_realpath_does_through_linked_directories_files_and_d
                                          "linked/alias.h", "linked/sub/..", "missing/x.h")] + ["rel.h", ""]
     assert prelude.resolved(paths) == tuple(os.path.realpath(p) for p in paths)
     assert prelude.resolved(paths)[:2] == (str(tmp_path / "real" / "a.h"),) * 2
+
+
+def test_a_workers_prepare_then_parse_choose_the_prelude_once(tmp_path, monkeypatch):
+    from cudalint.frontend import parse as parsing
+    from cudalint.settings import Settings
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(float* p) { p[threadIdx.x] = 0; }\n")
+    asked = []
+    real = prelude.pch_args_for
+    monkeypatch.setattr(prelude, "pch_args_for", lambda *a: asked.append(a[0]) or real(*a))
+    settings = Settings(cuda_mode="shim")
+    parsing.prepare(str(src), settings)
+    assert parsing.parse(str(src), settings).tu is not None
+    assert asked == [str(src)]
+    src.write_text("__global__ void k(float* p) { p[0] = 1; }\n")  # changed: chosen again
+    parsing.parse(str(src), settings)
+    assert asked == [str(src)] * 2

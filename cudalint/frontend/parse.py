@@ -68,9 +68,22 @@ def prepare(path: str, settings: Settings) -> None:
         mode, root = resolve_mode(settings)
         text, _ = read_source(path)
         if text is not None:
-            prelude.pch_args_for(path, text, file_args(settings, path, mode, root), settings.include_dirs)
+            _pch_args(path, text, file_args(settings, path, mode, root), settings.include_dirs)
     except (ValueError, OSError):
         pass  # parse() reports it
+
+
+_prepared: dict = {}  # the last file's prelude choice: prepare() makes it, parse() comes next
+
+
+def _pch_args(path: str, text: str, args: list, include_dirs) -> list[str]:
+    """prelude.pch_args_for, once for a file that prepare() and then parse() are given (reading
+    its text and its own headers for the choice is a millisecond or two)."""
+    key = (path, text, tuple(args), tuple(include_dirs), prelude.cache_dir())
+    if key not in _prepared:
+        _prepared.clear()
+        _prepared[key] = prelude.pch_args_for(path, text, args, include_dirs)
+    return list(_prepared[key])
 
 
 def parse(path: str, settings: Settings) -> Parsed:
@@ -89,7 +102,7 @@ def parse(path: str, settings: Settings) -> Parsed:
     opts = cx.KEEP_GOING
     unsaved = [(path, with_end_mark(text))]
     attempts = [args + extra] + ([base_args(mode, root) + extra] if base_args(mode, root) != args else [])
-    pch = prelude.pch_args_for(path, text, args, settings.include_dirs) if settings.pch else []
+    pch = _pch_args(path, text, args, settings.include_dirs) if settings.pch else []
     if pch:
         attempts.insert(0, args + pch + extra)
     tu = None
