@@ -68,7 +68,7 @@ def num(n: int, ints: bool):
 
 
 def _numeral(n: int, ints: bool):
-    return _made((n, ints), lambda: z3.IntVal(n) if ints else z3.BitVecVal(n, BITS))
+    return _per_context((n, ints), lambda: z3.IntVal(n) if ints else z3.BitVecVal(n, BITS))
 
 
 # Numerals and variables of the current z3 context (fresh_context starts another), each made once:
@@ -77,7 +77,7 @@ def _numeral(n: int, ints: bool):
 _terms: dict = {}  # key -> (context, what make() gave)
 
 
-def _made(key, make):
+def _per_context(key, make):
     ctx, made = _terms.get(key, (None, None))
     if ctx is None or ctx is not z3.z3._main_ctx:
         made = make()
@@ -87,17 +87,18 @@ def _made(key, make):
 
 def context_memo() -> dict:
     """A dict for terms of the current z3 context, emptied with it (fresh_context)."""
-    return _made(("memo",), dict)
+    return _per_context(("memo",), dict)
 
 
 def variable(name: str, ints: bool):
-    return _made(("var", name, ints), lambda: z3.Int(name) if ints else z3.BitVec(name, BITS))
+    return _per_context(("var", name, ints), lambda: z3.Int(name) if ints else z3.BitVec(name, BITS))
 
 
 def ranged_variable(name: str, ints: bool) -> tuple:
     """(variable(name, ints), the conditions that it fits a 32-bit int: in_range in integers,
     none in bit-vectors)."""
-    return _made(("ranged", name, ints), lambda: (variable(name, ints), in_range(variable(name, ints)) if ints else []))
+    v = variable(name, ints)
+    return _per_context(("ranged", name, ints), lambda: (v, in_range(v) if ints else []))
 
 
 def as_bool(x):
