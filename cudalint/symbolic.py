@@ -392,14 +392,28 @@ def assert_all(solver: z3.Solver, facts) -> None:
     through add()."""
     ctx, ref = solver.ctx, solver.solver
     c, seen = ctx.ref(), set()
+    question = solver.__dict__.setdefault("question", [])  # what was asserted (_restore)
     for f in facts:
         if isinstance(f, z3.BoolRef) and f.ctx is ctx:
             ast = f.as_ast()
             if ast.value not in seen:
                 seen.add(ast.value)
+                question.append(f)
                 _solver_assert(c, ref, ast)
         else:
+            question.append(f)
             solver.add(f)
+
+
+def _restore(solver: z3.Solver) -> None:
+    """The question as asserted, again: a check that its timeout cancelled can leave a tactic
+    solver's assertions half rewritten (a fact made `True`, a variable solved away), a weaker
+    question whose models may leave the threads out (bh: a thread racing with itself, on a
+    loaded machine only)."""
+    question = solver.__dict__.pop("question", None)
+    if question is not None:
+        solver.reset()
+        assert_all(solver, question)
 
 
 # A linear integer query whose unknowns are all bounded (thread and block ids, loop counters and
@@ -423,6 +437,7 @@ def check(solver: z3.Solver, timeout_ms: int):
     start = time.monotonic()
     status, model = _check(solver, FIRST_MS)
     if status == "unknown":
+        _restore(solver)
         status, model = _second_try(solver, timeout_ms - FIRST_MS)
     left = timeout_ms - int((time.monotonic() - start) * 1000)
     if status == "unknown" and left > 0:

@@ -94,3 +94,29 @@ def test_terms_count_their_references_without_a_check_after_each_call():
     s = z3.Solver()
     s.add(term == 2003)
     assert s.check() == z3.sat and s.model()[x].as_long() == 4
+
+
+def test_a_question_its_first_try_cut_short_is_asked_whole_again(monkeypatch):
+    """A check that its timeout cancels can leave a tactic solver's assertions half rewritten
+    (a fact made `True`, a variable solved away); the later tries, and the narrowing of the
+    witness on that solver, get the question as it was asserted. On a loaded machine the weaker
+    question had bh report a thread racing with itself."""
+    symbolic.fresh_context()
+    s = solver(ints=True)
+    x, y, k = z3.Int("x"), z3.Int("y"), z3.Int("k")
+    question = [x >= 0, x < 10, y >= 0, y < 10, x != y, k == x + 3 * y, k >= 5]
+    symbolic.assert_all(s, question)
+    real, tries = symbolic._check, []
+
+    def cut_short(solver, timeout_ms):
+        tries.append(solver)
+        if len(tries) == 1:  # what a cancelled check can leave behind
+            solver.reset()
+            solver.add(k >= 5)
+            return "unknown", None
+        return real(solver, timeout_ms)
+    monkeypatch.setattr(symbolic, "_check", cut_short)
+    status, model = check(s, 2000)
+    assert status == "sat"
+    assert all(z3.is_true(model.eval(f, model_completion=True)) for f in question)
+    assert len(s.assertions()) == len(question)  # the solver holds the question again (for minimize)
