@@ -303,11 +303,10 @@ class Thread:
         return list(self._made(key, _CONSTRAINED, self._constraints, context_memo()))
 
     def _constraints(self) -> list:
-        out = []
-        bdim = [self.var(Sym(f"blockDim.{a}", 0, "builtin")) for a in AXES]
-        gdim = [self.var(Sym(f"gridDim.{a}", 0, "builtin")) for a in AXES]
-        for i, a in enumerate(AXES):
-            t, b = self.builtin("threadIdx", a), self.builtin("blockIdx", a)
+        out = []  # its variables made in _CONSTRAINED's order (constraints() replays that)
+        bdim, gdim = [self.var(s) for s in _BLOCK_DIM], [self.var(s) for s in _GRID_DIM]
+        for i in range(3):
+            t, b = self.var(_THREAD_IDX[i]), self.var(_BLOCK_IDX[i])
             out += [t >= 0, t < bdim[i], b >= 0, b < gdim[i]]
         fixed = self.geom.block or (None, None, None)  # a shape the user pins is taken as given
         out += [z3.And(d >= 1, d <= m) for d, m, v in zip(bdim, MAX_BLOCK, fixed) if v is None]

@@ -62,9 +62,16 @@ class Narrowed:
     smallest, a question asked only whether two threads collide), and narrowing is a dozen
     solver checks."""
 
-    def __init__(self, query, model, first: Access, second: Access, timeout: int, made: tuple | None = None):
+    def __init__(self, query, model, first: Access, second: Access, timeout: int):
         self._query, self._model, self._accesses, self._timeout = query, model, (first, second), timeout
-        self._made = made
+        self._made = None
+
+    @classmethod
+    def told(cls, made: tuple) -> "Narrowed":
+        """A witness already narrowed: (first thread, second thread, first index, second index)."""
+        out = cls(None, None, None, None, 0)
+        out._made = made
+        return out
 
     def get(self) -> tuple:
         if self._made is None:
@@ -144,7 +151,7 @@ def _unaliased(race: Race, kernel: Kernel, view: Kernel, alias: Alias) -> Race:
     def named(index: str, acc: Access) -> str:
         return acc.array.name + index[len(alias.kept):] if index.startswith(alias.kept + "[") else index
     told = (race.first_thread, race.second_thread, named(race.first_index, first), named(race.second_index, second))
-    return replace(race, first=first, second=second, witness=Narrowed(None, None, first, second, 0, told), alias=alias)
+    return replace(race, first=first, second=second, witness=Narrowed.told(told), alias=alias)
 
 
 def _conflicting(a: Access, b: Access) -> bool:
