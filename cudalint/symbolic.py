@@ -269,6 +269,14 @@ _MK_CMP = {"<": z3core.Z3_mk_lt, ">": z3core.Z3_mk_gt, "<=": z3core.Z3_mk_le, ">
            "==": z3core.Z3_mk_eq}
 
 
+def relation(op: str, a, b, ints: bool):
+    """`a op b` (a comparison, +, - or *) of a term a and a term or Python int b: through _int
+    in the integer encoding."""
+    if ints and isinstance(a, z3.ArithRef):
+        return _int(op, a, b)
+    return (_CMP.get(op) or _ARITH[op])(a, b)
+
+
 def _int(op: str, a, b):
     """`a op b` for an integer term a and an integer term or Python int b."""
     ctx = a.ctx
@@ -283,6 +291,30 @@ def _int(op: str, a, b):
         args = (z3.Ast * 2)(a.as_ast(), b.as_ast())
         return z3.BoolRef(z3core.Z3_mk_distinct(ctx.ref(), 2, args), ctx)
     return z3.BoolRef(_MK_CMP[op](ctx.ref(), a.as_ast(), b.as_ast()), ctx)
+
+
+_MK_AND, _MK_OR = _unchecked(z3core.Z3_mk_and), _unchecked(z3core.Z3_mk_or)
+
+
+def all_of(facts) -> z3.BoolRef:
+    """z3.And(*facts): the same term, made without z3's sort checks of each fact where all are
+    Boolean terms of the current context (a dozen calls into z3 each: a warp check's and a
+    loop's conjunctions and disjunctions are dozens of terms)."""
+    return _joined(_MK_AND, z3.And, facts)
+
+
+def any_of(facts) -> z3.BoolRef:
+    """z3.Or(*facts), as all_of makes z3.And."""
+    return _joined(_MK_OR, z3.Or, facts)
+
+
+def _joined(mk, checked, facts):
+    facts = tuple(facts)
+    ctx = z3.main_ctx()
+    if not all(isinstance(f, z3.BoolRef) and f.ctx is ctx for f in facts):
+        return checked(*facts)
+    args = (z3.Ast * len(facts))(*(f.as_ast() for f in facts))
+    return z3.BoolRef(mk(ctx.ref(), len(facts), args), ctx)
 
 
 def _ite(c, a, b):
@@ -344,8 +376,11 @@ def fresh_context() -> None:
 
 
 def solver(ints: bool = False) -> z3.Solver:
-    """A solver for one question in either encoding (IntSolver, BvSolver)."""
-    return IntSolver() if ints else BvSolver()
+    """A solver for one question in either encoding (IntSolver, BvSolver), with the first try's
+    timeout set before anything is asserted: set afterwards, it cost four times as much."""
+    s = IntSolver() if ints else BvSolver()
+    _set_timeout(s, FIRST_MS)
+    return s
 
 
 class _TacticSolver(z3.Solver):
@@ -474,8 +509,16 @@ def _second_try(solver: z3.Solver, timeout_ms: int):
 
 
 def _check(solver: z3.Solver, timeout_ms: int):
-    solver.set("timeout", timeout_ms)
+    _set_timeout(solver, timeout_ms)
     return _answer(solver)
+
+
+def _set_timeout(solver: z3.Solver, timeout_ms: int) -> None:
+    """solver.set("timeout", timeout_ms) where it differs from what the solver has (a solver
+    keeps its parameters when reset: _restore)."""
+    if solver.__dict__.get("timeout") != timeout_ms:
+        solver.set("timeout", timeout_ms)
+        solver.__dict__["timeout"] = timeout_ms
 
 
 def _answer(solver: z3.Solver):

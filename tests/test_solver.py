@@ -120,3 +120,19 @@ def test_a_question_its_first_try_cut_short_is_asked_whole_again(monkeypatch):
     assert status == "sat"
     assert all(z3.is_true(model.eval(f, model_completion=True)) for f in question)
     assert len(s.assertions()) == len(question)  # the solver holds the question again (for minimize)
+
+
+def test_a_questions_timeout_is_set_once_before_its_facts(monkeypatch):
+    """Set on a solver that holds assertions, a parameter cost four times as much: the first
+    try's timeout comes with the solver, and a check with that timeout leaves it as it is."""
+    symbolic.fresh_context()
+    made = []
+    real = z3.Solver.set
+    monkeypatch.setattr(z3.Solver, "set", lambda s, *args: made.append((args, len(s.assertions()))) or real(s, *args))
+    s = solver(ints=True)
+    x = z3.Int("x")
+    symbolic.assert_all(s, [x >= 0, x < 10])
+    assert check(s, 2000)[0] == "sat"
+    assert made == [(("timeout", symbolic.FIRST_MS), 0)]
+    symbolic._check(s, 700)  # another timeout is set as before
+    assert made[-1] == (("timeout", 700), 2)

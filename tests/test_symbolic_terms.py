@@ -11,7 +11,7 @@ import z3
 
 from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.model import THREAD, Const, Op, Sym, syms
-from cudalint.symbolic import INT_MAX, INT_MIN, fresh_context, num, to_z3, variable
+from cudalint.symbolic import INT_MAX, INT_MIN, all_of, any_of, fresh_context, num, relation, to_z3, variable
 
 A, B = Sym("a", 0, "param"), Sym("b", 0, "param")
 VALUES = (0, 1, 7, -7, 3, -3, 32, 1 << 20, INT_MAX, INT_MIN)
@@ -133,3 +133,24 @@ def test_the_unknowns_of_a_deep_expression_in_order():
     found = syms(Op("*", (A, e)))
     assert len(found) == 5001 and found[:4] == [A, Sym("v0", THREAD, "value"), Sym("v1", THREAD, "value"),
                                                 Sym("v2", THREAD, "value")]
+
+
+def test_conjunctions_and_disjunctions_are_the_terms_z3_makes():
+    fresh_context()
+    a, b = z3.Int("a"), z3.Int("b")
+    facts = [a > 0, b < 3, a == b]
+    for ours, z3s in ((all_of, z3.And), (any_of, z3.Or)):
+        for some in (facts, facts[:1], [], [True, a > 0]):  # a Python bool: z3's own path
+            assert ours(some).eq(z3s(*some))
+        assert ours(iter(facts)).eq(z3s(*facts))
+
+
+@pytest.mark.parametrize("ints", [True, False])
+def test_a_relation_is_the_term_the_operator_makes(ints):
+    fresh_context()
+    a, b = variable("a", ints), variable("b", ints)
+    for op in ("<", "<=", ">", ">=", "==", "!=", "+", "-", "*"):
+        for right in (b, 7, -3):
+            made = relation(op, a, right, ints)
+            assert made.eq({"<": a < right, "<=": a <= right, ">": a > right, ">=": a >= right, "==": a == right,
+                            "!=": a != right, "+": a + right, "-": a - right, "*": a * right}[op]), (op, right)

@@ -12,7 +12,7 @@ from cudalint.analysis.threads import loop_definition
 from cudalint.analysis.geometry import Geometry, Thread, Witness, scalar_arguments
 from cudalint.analysis.shapes import shape_sets
 from cudalint.model import BLOCK, THREAD, Barrier, Kernel
-from cudalint.symbolic import NeedsBitVectors, as_bool, assert_all, bv, check, minimize, solver, value, variable
+from cudalint.symbolic import NeedsBitVectors, all_of, as_bool, assert_all, bv, check, minimize, solver, value, variable
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,8 @@ def _threads(kernel, b, geom, ints):
     for lid in b.loops:
         it = variable(f"iter{lid}", ints)
         facts += loop_definition(kernel.loops[lid], t1, it) + loop_definition(kernel.loops[lid], t2, it)  # same iteration
-    g1 = z3.And(*[as_bool(t1.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
-    g2 = z3.And(*[as_bool(t2.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
+    g1 = all_of([as_bool(t1.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
+    g2 = all_of([as_bool(t2.term(g)) for g in b.guard]) if b.guard else z3.BoolVal(True)
     loop_terms = [e for lid in b.loops for e in _loop_exprs(kernel.loops[lid])]
     facts += benign.equal_loads(kernel, [*b.guard, *loop_terms], t1, t2, lanes=b.kind == "warp")
     return t1, t2, facts, g1, g2

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import z3
 
 from cudalint.model import BLOCK, THREAD, UNIFORM, FileModel, Kernel, Sym, syms
-from cudalint.symbolic import context_memo, num, ranged_variable, to_z3
+from cudalint.symbolic import all_of, context_memo, num, ranged_variable, to_z3
 
 AXES = ("x", "y", "z")
 MAX_BLOCK = (1024, 1024, 64)
@@ -309,13 +309,13 @@ class Thread:
             t, b = self.var(_THREAD_IDX[i]), self.var(_BLOCK_IDX[i])
             out += [t >= 0, t < bdim[i], b >= 0, b < gdim[i]]
         fixed = self.geom.block or (None, None, None)  # a shape the user pins is taken as given
-        out += [z3.And(d >= 1, d <= m) for d, m, v in zip(bdim, MAX_BLOCK, fixed) if v is None]
+        out += [all_of((d >= 1, d <= m)) for d, m, v in zip(bdim, MAX_BLOCK, fixed) if v is None]
         if not (self.geom.block and all(v is not None for v in self.geom.block)):
             if not self.ints:
                 out += [z3.BVMulNoOverflow(bdim[0], bdim[1], True),
                         z3.BVMulNoOverflow(bdim[0] * bdim[1], bdim[2], True)]
             out.append(bdim[0] * bdim[1] * bdim[2] <= self.geom.max_threads)
-        out += [z3.And(d >= 1, d <= m) for d, m in zip(gdim, MAX_GRID)]
+        out += [all_of((d >= 1, d <= m)) for d, m in zip(gdim, MAX_GRID)]
         return out
 
     def linear_id(self):

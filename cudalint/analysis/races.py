@@ -20,8 +20,8 @@ from cudalint.analysis.shapes import declared_bytes, shape_sets
 from cudalint.analysis.intervals import ANY, NEXT, SAME, Intervals, Pairing
 from cudalint.analysis.threads import loop_definition
 from cudalint.model import BLOCK, THREAD, Access, Barrier, Kernel, Op, Sym, syms
-from cudalint.symbolic import (NeedsBitVectors, as_bool, assert_all, check, conjuncts, div, minimize, solver, to_z3,
-                               value, variable)
+from cudalint.symbolic import (NeedsBitVectors, all_of, any_of, as_bool, assert_all, check, conjuncts, div, minimize,
+                               relation, solver, to_z3, value, variable)
 
 MAX_PAIRS = 600  # per kernel; the rest is skipped (and the file reported not fully checked)
 PAIR_CAP = "pair budget spent"
@@ -409,7 +409,7 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
                    geom, split, round_, huge, ints)
             facts += _memo(memo, key, th, lambda: loop_definition(kernel.loops[lid], th, it))
     o1, o2 = t1.term(first.offset), t2.term(second.offset)
-    facts += _overlap(o1, o2, first.width, second.width) + _in_bounds(o1, first, t1) + _in_bounds(o2, second, t2)
+    facts += _overlap(o1, o2, first.width, second.width, ints) + _in_bounds(o1, first, t1) + _in_bounds(o2, second, t2)
     fixed = {name for name, _ in geom.args} | {name for _, name in geom.tied}
     facts += layout.same_strides(first.offset, second.offset, t1, t2, fixed)
     same_memory = mode not in ("grid", "launch")  # threads of one block see one shared memory
@@ -420,7 +420,7 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
     l1, l2 = t1.linear_id(), t2.linear_id()
     same_block = [t1.builtin("blockIdx", ax) == t2.builtin("blockIdx", ax) for ax in "xyz"]
     if mode in ("grid", "launch"):  # launch: any two threads, of two blocks (grid) or of one (global-block)
-        facts.append(z3.Not(z3.And(*same_block)) if mode == "grid" else z3.Or(z3.Not(z3.And(*same_block)), l1 != l2))
+        facts.append(z3.Not(all_of(same_block)) if mode == "grid" else any_of((z3.Not(all_of(same_block)), l1 != l2)))
         facts += [same_block["xyz".index(ax)] for ax in _strided_axes(memo, first.offset, second.offset)]
     else:
         facts.append(l1 != l2)
@@ -493,16 +493,18 @@ def _memo(memo: dict, key, th, build) -> list:
 def _in_bounds(o, acc: Access, th):
     """Within the array, and each subscript within its extent (`s[ty][tx]` with tx past the row
     is an out-of-bounds access, another bug, and no witness for this one)."""
-    size = declared_bytes(acc.array)
-    facts = [o >= 0] + ([o + acc.width <= size] if size else [])
+    size, ints = declared_bytes(acc.array), th.ints
+    facts = [relation(">=", o, 0, ints)]
+    if size:
+        facts.append(relation("<=", relation("+", o, acc.width, ints), size, ints))
     for index, extent in acc.bounds:
         i = th.term(index)
-        facts += [i >= 0, i < extent]
+        facts += [relation(">=", i, 0, ints), relation("<", i, extent, ints)]
     return facts
 
 
-def _overlap(o1, o2, w1, w2):
-    return [o1 < o2 + w2, o2 < o1 + w1]
+def _overlap(o1, o2, w1, w2, ints):
+    return [relation("<", o1, relation("+", o2, w2, ints), ints), relation("<", o2, relation("+", o1, w1, ints), ints)]
 
 
 def _own_loop_vars(kernel, rel, k, ints) -> dict:

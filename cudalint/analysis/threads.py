@@ -6,7 +6,7 @@ from __future__ import annotations
 import z3
 
 from cudalint.model import Const, Kernel, Loop, Sym, syms
-from cudalint.symbolic import BITS, conjuncts, in_range, mul_in_range, no_overflow
+from cudalint.symbolic import BITS, all_of, any_of, conjuncts, in_range, mul_in_range, no_overflow
 
 
 def is_thread_coordinate(s: Sym, kernel: Kernel) -> bool:
@@ -54,9 +54,9 @@ def _progression(th, var, init_expr, op, step_expr, it) -> list:
         cases = range(BITS // step + 1)
         shifted = [init * 2**(n * step) if op == "<<" else init / 2**(n * step) for n in cases] if th.ints \
             else [init << n * step if op == "<<" else init >> n * step for n in cases]
-        facts = [it >= 0, it <= cases[-1], z3.Or(*[z3.And(it == n, v == x) for n, x in zip(cases, shifted)])]
+        facts = [it >= 0, it <= cases[-1], any_of([all_of((it == n, v == x)) for n, x in zip(cases, shifted)])]
         if op == "<<":
-            facts.append(z3.Or(*[z3.And(it == n, _fits(th, init, n * step)) for n in cases]))
+            facts.append(any_of([all_of((it == n, _fits(th, init, n * step))) for n in cases]))
         return facts
     return []
 
@@ -70,5 +70,5 @@ def _no_overflow(th, it, step, init, moved, op) -> list:
 def _fits(th, init, amount):
     """init << amount keeps its value (no bits shifted out, the sign kept)."""
     if th.ints:
-        return z3.And(*in_range(init * 2**amount))
+        return all_of(in_range(init * 2**amount))
     return (init << amount) >> amount == init

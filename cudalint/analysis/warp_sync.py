@@ -26,7 +26,7 @@ from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.shapes import shape_sets
 from cudalint.analysis.threads import loop_definition
 from cudalint.model import BLOCK, THREAD, UNIFORM, Const, Kernel, Sym, WarpSync, syms
-from cudalint.symbolic import NeedsBitVectors, as_bool, assert_all, bv, check, div, minimize, solver, value, variable
+from cudalint.symbolic import NeedsBitVectors, all_of, any_of, as_bool, assert_all, bv, check, div, minimize, solver, value, variable
 
 FULL = 0xFFFFFFFF
 SHUFFLES = ("shfl", "shfl_up", "shfl_down", "shfl_xor")
@@ -90,7 +90,7 @@ def _pair(ctx, kernel: Kernel, call: WarpSync, geom: Geometry, ints: bool) -> _P
 
 
 def _all(t, guard):
-    return z3.And(*[as_bool(t.term(g)) for g in guard]) if guard else z3.BoolVal(True)
+    return all_of([as_bool(t.term(g)) for g in guard]) if guard else z3.BoolVal(True)
 
 
 def mask_names(call: WarpSync, p: _Pair, kernel: Kernel):
@@ -106,7 +106,7 @@ def mask_names(call: WarpSync, p: _Pair, kernel: Kernel):
         if not isinstance(call.mask, Const):
             raise NeedsBitVectors("mask")
         named = [k for k in range(32) if call.mask.value >> k & 1]
-        return lambda lane: z3.Or(*[lane == k for k in named]) if named else z3.BoolVal(False)
+        return lambda lane: any_of([lane == k for k in named]) if named else z3.BoolVal(False)
     mask = p.t1.term(call.mask)
     return lambda lane: z3.Extract(0, 0, z3.LShR(mask, lane)) == 1
 
@@ -227,12 +227,12 @@ def _still_running(kernel: Kernel, call: WarpSync, t):
         facts = []
         for lid in e.loops:
             facts += loop_definition(kernel.loops[lid], t, variable(f"after{lid}_{n}", t.ints))
-        later.append(z3.And(*facts, _all(t, e.guard)))
+        later.append(all_of((*facts, _all(t, e.guard))))
     if call.loops:
         loops = [kernel.loops[lid] for lid in call.loops]
-        later.append(z3.And(*[_all(t, lp.entry) for lp in loops],
-                            *[as_bool(t.term(lp.cond)) for lp in loops if lp.cond is not None]))
-    return z3.Or(*later)
+        later.append(all_of([*(_all(t, lp.entry) for lp in loops),
+                             *(as_bool(t.term(lp.cond)) for lp in loops if lp.cond is not None)]))
+    return any_of(later)
 
 
 # ------------------------------------------------------------------------ CUDA206
