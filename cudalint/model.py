@@ -52,6 +52,20 @@ class Op:
     scope: int = field(default=UNIFORM, compare=False)
     size: int = field(default=1, compare=False, repr=False)  # nodes, written out as a tree
 
+    # An expression's hash and its Syms are asked for again and again (every race question's
+    # memo key holds its accesses' offsets and guards; a pair's guards are read per question):
+    # each walked the whole tree. Both are kept on the node once made, and left out of a pickle
+    # (a hash is only good within one process).
+    def __hash__(self):
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.op, self.args))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k not in _KEPT}
+
     @staticmethod
     def make(op: str, *args: "Expr") -> "Expr":
         scope = max((a.scope for a in args), default=UNIFORM)
@@ -84,9 +98,25 @@ def _digest(e: "Expr") -> int:
 Expr = Union[Const, Sym, Op]
 
 
-def syms(e: Expr) -> list:
-    """Every Sym in an expression, in preorder (a walk without recursion: generators nested
-    as deep as the tree cost a frame per level for each Sym)."""
+_KEPT = ("_hash", "_syms")  # what an Op keeps of itself once asked
+
+
+def syms(e: Expr) -> tuple:
+    """Every Sym in an expression, in preorder; an Op's, once (see Op.__hash__)."""
+    if isinstance(e, Sym):
+        return (e,)
+    if not isinstance(e, Op):
+        return ()
+    found = e.__dict__.get("_syms")
+    if found is None:
+        found = _walk_syms(e)
+        object.__setattr__(e, "_syms", found)
+    return found
+
+
+def _walk_syms(e: Op) -> tuple:
+    """A walk without recursion: generators nested as deep as the tree cost a frame per level
+    for each Sym."""
     out, todo = [], [e]
     while todo:
         x = todo.pop()
@@ -94,7 +124,7 @@ def syms(e: Expr) -> list:
             todo.extend(reversed(x.args))
         elif isinstance(x, Sym):
             out.append(x)
-    return out
+    return tuple(out)
 
 
 def render(e: Expr) -> str:

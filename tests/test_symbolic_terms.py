@@ -5,6 +5,7 @@ brings its variables' ranges into the next."""
 from __future__ import annotations
 
 import itertools
+import pickle
 
 import pytest
 import z3
@@ -131,8 +132,16 @@ def test_the_unknowns_of_a_deep_expression_in_order():
     for i in range(5000):  # a straight-line accumulation: a chain as deep as the code is long
         e = Op("+", (e, Sym(f"v{i % 3}", THREAD, "value")))
     found = syms(Op("*", (A, e)))
-    assert len(found) == 5001 and found[:4] == [A, Sym("v0", THREAD, "value"), Sym("v1", THREAD, "value"),
-                                                Sym("v2", THREAD, "value")]
+    assert len(found) == 5001 and found[:4] == (A, Sym("v0", THREAD, "value"), Sym("v1", THREAD, "value"),
+                                                Sym("v2", THREAD, "value"))
+
+
+def test_an_expression_keeps_its_unknowns_and_hash_but_a_pickle_does_not():
+    e = Op("+", (A, Op("*", (B, Const(4)))))
+    assert syms(e) is syms(e) == (A, B)
+    assert hash(e) == hash(Op("+", (A, Op("*", (B, Const(4)))))) and e.__dict__["_hash"] == hash(e)
+    copy = pickle.loads(pickle.dumps(e))  # a model goes to the deferred pass, or the cache, pickled
+    assert copy == e and set(copy.__dict__) == {"op", "args", "scope", "size"}
 
 
 def test_conjunctions_and_disjunctions_are_the_terms_z3_makes():
