@@ -270,8 +270,8 @@ _MK_CMP = {"<": z3core.Z3_mk_lt, ">": z3core.Z3_mk_gt, "<=": z3core.Z3_mk_le, ">
 
 
 def relation(op: str, a, b, ints: bool):
-    """`a op b` (a comparison, +, - or *) of a term a and a term or Python int b: through _int
-    in the integer encoding."""
+    """`a op b` (a comparison, +, -, * or /) of a term a and a term or Python int b: through
+    _int in the integer encoding."""
     if ints and isinstance(a, z3.ArithRef):
         return _int(op, a, b)
     return (_CMP.get(op) or _ARITH[op])(a, b)

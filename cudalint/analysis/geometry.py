@@ -4,11 +4,12 @@ and the z3 variables and constraints of one thread under it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 import z3
 
 from cudalint.model import BLOCK, THREAD, UNIFORM, FileModel, Kernel, Sym, syms
-from cudalint.symbolic import all_of, context_memo, num, ranged_variable, to_z3
+from cudalint.symbolic import all_of, context_memo, num, ranged_variable, relation, to_z3
 
 AXES = ("x", "y", "z")
 MAX_BLOCK = (1024, 1024, 64)
@@ -305,23 +306,25 @@ class Thread:
     def _constraints(self) -> list:
         out = []  # its variables made in _CONSTRAINED's order (constraints() replays that)
         bdim, gdim = [self.var(s) for s in _BLOCK_DIM], [self.var(s) for s in _GRID_DIM]
+        rel = partial(relation, ints=self.ints)
         for i in range(3):
             t, b = self.var(_THREAD_IDX[i]), self.var(_BLOCK_IDX[i])
-            out += [t >= 0, t < bdim[i], b >= 0, b < gdim[i]]
+            out += [rel(">=", t, 0), rel("<", t, bdim[i]), rel(">=", b, 0), rel("<", b, gdim[i])]
         fixed = self.geom.block or (None, None, None)  # a shape the user pins is taken as given
-        out += [all_of((d >= 1, d <= m)) for d, m, v in zip(bdim, MAX_BLOCK, fixed) if v is None]
+        out += [all_of((rel(">=", d, 1), rel("<=", d, m))) for d, m, v in zip(bdim, MAX_BLOCK, fixed) if v is None]
         if not (self.geom.block and all(v is not None for v in self.geom.block)):
             if not self.ints:
                 out += [z3.BVMulNoOverflow(bdim[0], bdim[1], True),
                         z3.BVMulNoOverflow(bdim[0] * bdim[1], bdim[2], True)]
-            out.append(bdim[0] * bdim[1] * bdim[2] <= self.geom.max_threads)
-        out += [all_of((d >= 1, d <= m)) for d, m in zip(gdim, MAX_GRID)]
+            out.append(rel("<=", rel("*", rel("*", bdim[0], bdim[1]), bdim[2]), self.geom.max_threads))
+        out += [all_of((rel(">=", d, 1), rel("<=", d, m))) for d, m in zip(gdim, MAX_GRID)]
         return out
 
     def linear_id(self):
         def build():
             bdim, t = [self.var(s) for s in _BLOCK_DIM], [self.var(s) for s in _THREAD_IDX]
-            return t[0] + t[1] * bdim[0] + t[2] * bdim[0] * bdim[1]
+            rel = partial(relation, ints=self.ints)
+            return rel("+", rel("+", t[0], rel("*", t[1], bdim[0])), rel("*", rel("*", t[2], bdim[0]), bdim[1]))
         return self._made("linear_id", _BLOCK_DIM + _THREAD_IDX, build)
 
     def block_id(self):

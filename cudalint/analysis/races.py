@@ -418,7 +418,7 @@ def _build_query(kernel, p: Pairing, geom, mode, round_, huge, ints, memo):
     facts += differ
     facts += _slots_apart(kernel, t1, t2)
     l1, l2 = t1.linear_id(), t2.linear_id()
-    same_block = [t1.builtin("blockIdx", ax) == t2.builtin("blockIdx", ax) for ax in "xyz"]
+    same_block = [relation("==", t1.builtin("blockIdx", ax), t2.builtin("blockIdx", ax), ints) for ax in "xyz"]
     if mode in ("grid", "launch"):  # launch: any two threads, of two blocks (grid) or of one (global-block)
         facts.append(z3.Not(all_of(same_block)) if mode == "grid" else any_of((z3.Not(all_of(same_block)), l1 != l2)))
         facts += [same_block["xyz".index(ax)] for ax in _strided_axes(memo, first.offset, second.offset)]

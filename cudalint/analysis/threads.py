@@ -3,10 +3,12 @@ depend on, and which symbols say *which thread* as opposed to *what data*."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import z3
 
 from cudalint.model import Const, Kernel, Loop, Sym, syms
-from cudalint.symbolic import BITS, all_of, any_of, conjuncts, in_range, mul_in_range, no_overflow
+from cudalint.symbolic import BITS, all_of, any_of, conjuncts, in_range, mul_in_range, no_overflow, relation
 
 
 def is_thread_coordinate(s: Sym, kernel: Kernel) -> bool:
@@ -52,11 +54,13 @@ def _progression(th, var, init_expr, op, step_expr, it) -> list:
     if op in ("<<", ">>") and 0 < step < BITS:
         # a few dozen iterations at most: one case each keeps the integer encoding linear
         cases = range(BITS // step + 1)
-        shifted = [init * 2**(n * step) if op == "<<" else init / 2**(n * step) for n in cases] if th.ints \
+        rel = partial(relation, ints=th.ints)
+        shifted = [rel("*" if op == "<<" else "/", init, 2**(n * step)) for n in cases] if th.ints \
             else [init << n * step if op == "<<" else init >> n * step for n in cases]
-        facts = [it >= 0, it <= cases[-1], any_of([all_of((it == n, v == x)) for n, x in zip(cases, shifted)])]
+        facts = [it >= 0, it <= cases[-1],
+                 any_of([all_of((rel("==", it, n), rel("==", v, x))) for n, x in zip(cases, shifted)])]
         if op == "<<":
-            facts.append(any_of([all_of((it == n, _fits(th, init, n * step))) for n in cases]))
+            facts.append(any_of([all_of((rel("==", it, n), _fits(th, init, n * step))) for n in cases]))
         return facts
     return []
 

@@ -26,7 +26,8 @@ from cudalint.analysis.geometry import Geometry, Thread
 from cudalint.analysis.shapes import shape_sets
 from cudalint.analysis.threads import loop_definition
 from cudalint.model import BLOCK, THREAD, UNIFORM, Const, Kernel, Sym, WarpSync, syms
-from cudalint.symbolic import NeedsBitVectors, all_of, any_of, as_bool, assert_all, bv, check, div, minimize, solver, value, variable
+from cudalint.symbolic import (NeedsBitVectors, all_of, any_of, as_bool, assert_all, bv, check, div, minimize, relation,
+                               solver, value, variable)
 
 FULL = 0xFFFFFFFF
 SHUFFLES = ("shfl", "shfl_up", "shfl_down", "shfl_xor")
@@ -106,7 +107,7 @@ def mask_names(call: WarpSync, p: _Pair, kernel: Kernel):
         if not isinstance(call.mask, Const):
             raise NeedsBitVectors("mask")
         named = [k for k in range(32) if call.mask.value >> k & 1]
-        return lambda lane: any_of([lane == k for k in named]) if named else z3.BoolVal(False)
+        return lambda lane: any_of([relation("==", lane, k, True) for k in named]) if named else z3.BoolVal(False)
     mask = p.t1.term(call.mask)
     return lambda lane: z3.Extract(0, 0, z3.LShR(mask, lane)) == 1
 

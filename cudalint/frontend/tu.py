@@ -207,22 +207,22 @@ def _functions(cursor):
 def _walk_calls(node, cases=None):
     """(call, cases) for every call under node; `cases` maps a variable (its declaration's hash)
     to its value inside `switch (v) { case 6: … }` — launches dispatched on a block size."""
-    cases = cases or {}
-    kids = list(node.get_children())
-    if node.kind == K.SWITCH_STMT and len(kids) == 2 and kids[1].kind == K.COMPOUND_STMT:
-        var = _variable(kids[0])
-        yield from _walk_calls(kids[0], cases)
-        bound = cases
-        for stmt in kids[1].get_children():
-            if stmt.kind in (K.CASE_STMT, K.DEFAULT_STMT):
-                value = Folder().value(next(stmt.get_children())) if stmt.kind == K.CASE_STMT else None
-                bound = {**cases, var: value} if var is not None and value is not None else cases
-            yield from _walk_calls(stmt, bound)
-        return
-    if node.kind == K.CALL_EXPR:
-        yield node, cases
-    for k in kids:
-        yield from _walk_calls(k, cases)
+    todo = [(node, cases or {})]  # a stack, not nested generators: each yield passed up every level
+    while todo:
+        node, cases = todo.pop()
+        kids = list(node.get_children())
+        if node.kind == K.SWITCH_STMT and len(kids) == 2 and kids[1].kind == K.COMPOUND_STMT:
+            var, bound, arms = _variable(kids[0]), cases, []
+            for stmt in kids[1].get_children():
+                if stmt.kind in (K.CASE_STMT, K.DEFAULT_STMT):
+                    value = Folder().value(next(stmt.get_children())) if stmt.kind == K.CASE_STMT else None
+                    bound = {**cases, var: value} if var is not None and value is not None else cases
+                arms.append((stmt, bound))
+            todo += reversed([(kids[0], cases)] + arms)
+            continue
+        if node.kind == K.CALL_EXPR:
+            yield node, cases
+        todo += ((k, cases) for k in reversed(kids))
 
 
 def _launch(call, src, folder, cases=None):
