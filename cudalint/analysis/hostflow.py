@@ -233,8 +233,9 @@ class _Flow(Ownership):
             if target is None:
                 for n in _names(arg):
                     self.escape(n, st)
-            elif e.action == "free":
-                self.release(H.HostArg("var", target, root=target.split(".")[0]), e.call, c.loc, (c.id, k), st, shown)
+            elif e.action == "free":  # e.call is "cudaFree` in `inner" where the callee frees through a helper
+                self.release(H.HostArg("var", target, root=target.split(".")[0]), e.call.split("`")[0], c.loc,
+                             (c.id, k), st, shown)
             else:
                 local = arg.scope == "local"
                 self.allocate(st, target, ("sum", c.id, k), e.kind, shown, c.loc, local, report=False)
