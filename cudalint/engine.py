@@ -71,6 +71,7 @@ def analyze_file(path: str, settings: Settings, defer: bool = False) -> FileResu
     file has no launch in it (another file of the run may give its blockDim), stop after the
     model and return it, pickled, in a `deferred` result: `check_deferred` runs the rules on it
     once the launches of the whole run are known (analyze_all), so that it is parsed once."""
+    from cudalint.analysis.hostflow import functions_read
     from cudalint.frontend.parse import parse
     from cudalint.frontend.tu import build_model
     start = time.monotonic()
@@ -80,7 +81,7 @@ def analyze_file(path: str, settings: Settings, defer: bool = False) -> FileResu
         parsed = parse(path, settings)
         includes = parsed.headers
         phases.append(("parse", time.monotonic() - start))
-        model = build_model(parsed, settings.launches_only)
+        model = build_model(parsed, settings.launches_only, host_scope=functions_read)
         phases.append(("model", time.monotonic() - start - phases[0][1]))
     except Exception as exc:  # never let one file stop the run
         return FileResult(path, [], [_failure(path, "while parsing", exc)],

@@ -448,3 +448,56 @@ def test_a_flag_written_through_memset_is_not_known_afterwards(tmp_path):
         }
         """)
     assert lines(r.leaks, "exit_loc", base) == [7]
+
+
+def _read_bodies(tmp_path, text):
+    src = tmp_path / "t.cu"
+    src.write_text(PRELUDE + textwrap.dedent(text))
+    model = build_model(parse(str(src), Settings(cuda_mode="shim")), host_scope=hostflow.functions_read)
+    return {f.name: f.body is not None for f in model.host_functions}
+
+
+def test_only_the_host_functions_the_analyses_read_get_their_trees(tmp_path):
+    bodies = _read_bodies(tmp_path, """\
+        float* make(int n) { float* d; cudaMalloc(&d, n); return d; }
+        float* wrap(int n) { return make(n); }
+        void use(float* p) { sink(p); }
+        float norm(const float* h, int n) { float s = 0; for (int i = 0; i < n; i++) s += h[i]; return s; }
+        int* boxed() { return new int[4]; }
+        int main() { float* d = wrap(4); use(d); printf("%f", norm(nullptr, 0)); return 0; }
+        """)
+    # make allocates, wrap and main reach it, boxed news; use and norm are read because main,
+    # which may touch memory, calls them (their summaries); none of them is left out here
+    assert bodies == {"make": True, "wrap": True, "use": True, "norm": True, "boxed": True, "main": True}
+    bodies = _read_bodies(tmp_path, """\
+        float norm(const float* h, int n) { float s = 0; for (int i = 0; i < n; i++) s += h[i]; return s; }
+        void report(float* h, int n) { printf("%f\\n", norm(h, n)); }
+        void fill(float* d, int n) { k<<<1, n>>>(d, n); }
+        """)
+    assert bodies == {"norm": False, "report": False, "fill": False}
+
+
+def test_a_destructor_that_frees_has_every_function_read(tmp_path):
+    bodies = _read_bodies(tmp_path, """\
+        struct Buf { float* d; ~Buf() { cudaFree(d); } };
+        void copy_it(Buf& b) { Buf c = b; (void)c; }
+        """)
+    assert bodies == {"~Buf": True, "copy_it": True}
+
+
+def test_reading_fewer_trees_changes_no_result(tmp_path, monkeypatch):
+    from cudalint.engine import analyze_file
+    src = tmp_path / "m.cu"
+    src.write_text(PRELUDE + textwrap.dedent("""\
+        void release(float* p) { cudaFree(p); }
+        void drop(float* p) { release(p); }
+        float norm(const float* h, int n) { float s = 0; for (int i = 0; i < n; i++) s += h[i]; return s; }
+        void fine() { float* d; cudaMalloc(&d, 4); norm(d, 0); drop(d); }
+        void leaky() { float* d; cudaMalloc(&d, 4); norm(d, 0); }
+        """))
+    base = PRELUDE.count("\n")
+    fewer = analyze_file(str(src), Settings(cuda_mode="shim")).findings
+    monkeypatch.setattr(hostflow, "functions_read", lambda calls: set(range(len(calls))))
+    every = analyze_file(str(src), Settings(cuda_mode="shim")).findings
+    assert [(f.rule, f.line - base) for f in fewer] == [("CUDA401", 5)]
+    assert fewer == every

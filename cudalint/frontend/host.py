@@ -26,9 +26,17 @@ def build_host_function(fn, loc_of, text_of) -> HostFunction:
     _, line, col = file_position(body.extent.end)
     end = Loc(loc_of(fn).path, line, max(col - 1, 1), line, col)
     tree = Block(tree.stmts + (Return(None, end, implicit=True),))
-    params = tuple((p.spelling, p.type.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE"))
-                   for p in fn.get_children() if p.kind == K.PARM_DECL)
-    return HostFunction(name=fn.spelling, loc=loc_of(fn), body=tree, params=params)
+    return HostFunction(name=fn.spelling, loc=loc_of(fn), body=tree, params=_params(fn))
+
+
+def declared_host_function(fn, loc_of) -> HostFunction:
+    """A host function without its statement tree (no host analysis reads it)."""
+    return HostFunction(name=fn.spelling, loc=loc_of(fn), body=None, params=_params(fn))
+
+
+def _params(fn) -> tuple:
+    return tuple((p.spelling, p.type.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE"))
+                 for p in fn.get_children() if p.kind == K.PARM_DECL)
 
 
 class _Builder:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import clang.cindex as ci
 
@@ -16,7 +16,7 @@ from cudalint.frontend import depth
 from cudalint.frontend.clang import CursorKind as K, file_name, file_position
 from cudalint.frontend.device import KernelBuilder, has_attr
 from cudalint.frontend.fold import UNKNOWN, Folder, strip
-from cudalint.frontend.host import build_host_function
+from cudalint.frontend.host import build_host_function, declared_host_function
 from cudalint.frontend.parse import Parsed, is_end_mark, within_text
 from cudalint.frontend.signature import signature
 from cudalint.model import Diagnostic, FileModel, Launch, Loc
@@ -34,6 +34,7 @@ _INTEGER_TYPES = {getattr(ci.TypeKind, n) for n in (
 # libclang 18's bindings (the `libclang` package) have no FLOAT16
 _REAL_TYPES = {getattr(ci.TypeKind, n) for n in ("HALF", "FLOAT16", "FLOAT", "DOUBLE", "LONGDOUBLE")
                if hasattr(ci.TypeKind, n)}
+_CALLS_AND_NEWS = {K.CALL_EXPR, K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR}
 _FUNCS = {K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR}
 
 
@@ -84,17 +85,27 @@ class _Source:
         return self._mine[name]
 
 
-def build_model(parsed: Parsed, launches_only: bool = False) -> FileModel:
+def build_model(parsed: Parsed, launches_only: bool = False, host_scope=None) -> FileModel:
     """The file's model; with `launches_only`, its launches alone (a file beside the run, read for
-    the launches of the run's kernels: its kernels and host functions are not modelled)."""
+    the launches of the run's kernels: its kernels and host functions are not modelled).
+    `host_scope(calls)`: which host functions get their statement trees, from what each calls
+    (see `HostCalls`); the others keep their name and parameters only. None: every one."""
     if parsed.tu is None:
         src = _Source(parsed.path, parsed.text)
         return FileModel(parsed.path, tuple(src.lines), (), (), (), (), tuple(parsed.diagnostics), parsed.mode)
     with cx.remembered_children():
-        return _build_model(parsed, launches_only)
+        return _build_model(parsed, launches_only, host_scope)
 
 
-def _build_model(parsed: Parsed, launches_only: bool) -> FileModel:
+@dataclass(frozen=True)
+class HostCalls:
+    """What a host function calls, as its cursors say, before its statement tree is built."""
+    name: str
+    calls: frozenset  # the names of the functions it calls
+    allocates: bool  # a new- or delete-expression
+
+
+def _build_model(parsed: Parsed, launches_only: bool, host_scope=None) -> FileModel:
     src = _Source(parsed.path, parsed.text)
     kernels, device_fns, host_fns, too_deep = [], [], [], []
     for fn in _functions(parsed.tu.cursor):
@@ -112,10 +123,15 @@ def _build_model(parsed: Parsed, launches_only: bool) -> FileModel:
             device_fns.append(fn)
         else:
             host_fns.append(fn)
-    launches, instantiations = [], {}
+    launches, instantiations, host_calls = [], {}, []
     for fn in host_fns + kernels + device_fns:
         folder = Folder(fn)
+        names, allocates = set(), False
         for call, cases in _walk_calls(fn):
+            if call.kind != K.CALL_EXPR:
+                allocates = True
+                continue
+            names.add(call.spelling)
             launch = _launch(call, src, folder, cases)
             if launch is None:
                 continue
@@ -125,6 +141,7 @@ def _build_model(parsed: Parsed, launches_only: bool) -> FileModel:
                 tmpl = cx.specialized_template(inst)
                 if tmpl is not None:
                     instantiations.setdefault(tmpl.get_usr(), {})[inst.get_usr()] = inst
+        host_calls.append(HostCalls(fn.spelling, frozenset(names), allocates))
     if launches_only:
         return FileModel(parsed.path, tuple(src.lines), (), (), tuple(launches), (), tuple(parsed.diagnostics),
                          parsed.mode)
@@ -143,7 +160,9 @@ def _build_model(parsed: Parsed, launches_only: bool) -> FileModel:
             built = [replace(k, incomplete=True) for k in built]
             notes.append(f"kernel `{fn.spelling}`: parse errors inside its body, races and barriers not checked")
         models += built
-    hosts = tuple(build_host_function(fn, src.loc, src.text) for fn in host_fns)
+    built = host_scope(host_calls[:len(host_fns)]) if host_scope else range(len(host_fns))
+    hosts = tuple(build_host_function(fn, src.loc, src.text) if i in built else declared_host_function(fn, src.loc)
+                  for i, fn in enumerate(host_fns))
     return FileModel(parsed.path, tuple(src.lines), tuple(models), tuple(f.spelling for f in device_fns),
                      tuple(launches), hosts, tuple(parsed.diagnostics) + tuple(too_deep), parsed.mode, tuple(notes))
 
@@ -205,8 +224,9 @@ def _functions(cursor):
 
 
 def _walk_calls(node, cases=None):
-    """(call, cases) for every call under node; `cases` maps a variable (its declaration's hash)
-    to its value inside `switch (v) { case 6: … }` — launches dispatched on a block size."""
+    """(call, cases) for every call under node, and for every new- and delete-expression; `cases`
+    maps a variable (its declaration's hash) to its value inside `switch (v) { case 6: … }` —
+    launches dispatched on a block size."""
     todo = [(node, cases or {})]  # a stack, not nested generators: each yield passed up every level
     while todo:
         node, cases = todo.pop()
@@ -220,7 +240,7 @@ def _walk_calls(node, cases=None):
                 arms.append((stmt, bound))
             todo += reversed([(kids[0], cases)] + arms)
             continue
-        if node.kind == K.CALL_EXPR:
+        if node.kind in _CALLS_AND_NEWS:
             yield node, cases
         todo += ((k, cases) for k in reversed(kids))
 
