@@ -10,7 +10,8 @@ tool, clang-tidy too, runs once, and each tool's median shown: a shared machine'
 a quarter within an hour); clang-tidy
 (`clang-analyzer-*,bugprone-*`, what a team runs today) runs JOBS at a time with the flags
 cudalint parses with in toolkit mode (`--cuda-host-only`; `--tidy-device-too` drops it, which is
-clang-tidy's default for CUDA and doubles its time). Prints wall seconds, findings and the ratio to clang-tidy.
+clang-tidy's default for CUDA and doubles its time). Prints wall seconds, findings and the ratio to clang-tidy
+(with --repeat, also each round's ratio: clang-tidy's wall over cudalint's in that round).
 """
 
 from __future__ import annotations
@@ -118,6 +119,11 @@ def main(argv=None) -> int:
         ratio = f"{tidy / wall:.1f}x faster" if tidy and not name.startswith("clang-tidy") else ""
         spread = f" (median of {len(walls)}: {walls[0]:.1f}-{walls[-1]:.1f})" if len(walls) > 1 else ""
         print(f"| {name} | {wall:.1f} s{spread} | {found} | {ratio} |")
+    if args.clang_tidy and args.repeat > 1:  # a round's tools ran minutes apart, under one load
+        tidy_walls = next(iter(runs.values()))
+        for name, done in list(runs.items())[1:]:
+            ratios = [t / c for (t, _), (c, _) in zip(tidy_walls, done)]
+            print(f"{name}: per round {', '.join(f'{r:.1f}x' for r in ratios)}")
     return 0
 
 
