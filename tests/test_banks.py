@@ -156,3 +156,25 @@ def test_uniform_shortcut_matches_the_enumeration(monkeypatch):
     assert fast.offsets == tuple((lane, 4 * lane + 1) for lane in range(32)) and fast.all_lanes
     monkeypatch.setattr(banks_uniform, "analyze_uniform", lambda *args: None)
     assert banks.analyze(_kernel({1: loop}), acc, geom) == fast
+
+
+def test_uniform_shortcut_keeps_a_loop_of_unknown_bounds_symbolic(monkeypatch):
+    # s[tx][k] (32 floats a row) inside `for (t = 0; t < n; ++t)` with n an argument: the outer
+    # loop's iterations are unknown but the offset does not read t, so the enumeration leaves t
+    # symbolic; the shortcut does the same (it gave up on such accesses, and the tiled matrix
+    # multiply's five of them were enumerated lane by lane, warp by warp, iteration by iteration)
+    from cudalint.analysis import banks_uniform
+    t, k, n = Sym("t@1", 0, "loop"), Sym("k@2", 0, "loop"), Sym("n", 0, "param")
+    outer = Loop(1, t, c(0), "+", c(1), op("<", t, n), False, False, LOC)
+    inner = Loop(2, k, c(0), "+", c(1), op("<", k, c(32)), False, False, LOC)
+    acc = _access(op("*", op("+", op("*", TX, c(32)), k), c(4)), dims=(32 * 32,),
+                  guard=(op("<", t, n), op("<", k, c(32))), loops=(1, 2))
+    geom = Geometry((32, 32, 1), (1, 1, 1), "test")
+    answered = []
+    shortcut = banks_uniform.analyze_uniform
+    monkeypatch.setattr(banks_uniform, "analyze_uniform", lambda *args: answered.append(shortcut(*args)) or answered[-1])
+    fast = banks.analyze(_kernel({1: outer, 2: inner}), acc, geom)
+    assert answered and answered[0] is not None
+    assert (fast.status, fast.degree.degree, fast.warp, fast.at) == ("conflict", 32, 0, (("k", 0),))
+    monkeypatch.setattr(banks_uniform, "analyze_uniform", lambda *args: None)
+    assert banks.analyze(_kernel({1: outer, 2: inner}), acc, geom) == fast

@@ -54,7 +54,7 @@ def analyze_uniform(acc, loops, warps, base_env, warp_guard, lane_guard, lane_na
     if (counters & lane_names or not _names(acc.offset) <= first_lane.keys() | counters
             or any(_names(c) & counters for c in lane_guard) or not separable(acc.offset, lane_names, counters)):
         return None
-    iterations = _iterations(loops, first_lane)
+    iterations = _iterations(loops, first_lane, _names(acc.offset))
     if iterations is None or iterations is NOT_ENUMERABLE:
         return iterations
     warp_checks = [_compiled(c) for c in warp_guard]
@@ -73,9 +73,11 @@ def analyze_uniform(acc, loops, warps, base_env, warp_guard, lane_guard, lane_na
     return _worst(acc, warps, running, moves, lanes, assumption)
 
 
-def _iterations(loops, first_lane: dict):
-    """[(at, {counter: value})]: every combination of the loops' iterations, outermost first;
-    None when a loop's iterations are unknown (`first_lane`: what else the bounds may read)."""
+def _iterations(loops, first_lane: dict, offset_names: set):
+    """[(at, {counter: value})]: every combination of the loops' iterations, outermost first
+    (`first_lane`: what else the bounds may read). A loop whose iterations are unknown (`t < K /
+    TILE`) stays symbolic where the offset does not read its counter, as in banks._combos: it
+    adds no iterations, and a guard reading it is assumed to hold; None where the offset reads it."""
     out = [((), {})]
     for loop in loops:
         name = loop.var.name
@@ -83,7 +85,10 @@ def _iterations(loops, first_lane: dict):
         for at, counters in out:
             values = _loop_values(loop, {**first_lane, **counters})
             if values is None:
-                return None
+                if name in offset_names:
+                    return None
+                nxt.append((at, counters))
+                continue
             nxt += [(at + ((name.split("@")[0], v),), {**counters, name: v}) for v in values]
         out = nxt
         if len(out) > MAX_COMBOS:
