@@ -160,8 +160,8 @@ def _build_model(parsed: Parsed, launches_only: bool, host_scope=None) -> FileMo
             built = [replace(k, incomplete=True) for k in built]
             notes.append(f"kernel `{fn.spelling}`: parse errors inside its body, races and barriers not checked")
         models += built
-    built = host_scope(host_calls[:len(host_fns)]) if host_scope else range(len(host_fns))
-    hosts = tuple(build_host_function(fn, src.loc, src.text) if i in built else declared_host_function(fn, src.loc)
+    read = host_scope(host_calls[:len(host_fns)]) if host_scope else range(len(host_fns))
+    hosts = tuple(build_host_function(fn, src.loc, src.text) if i in read else declared_host_function(fn, src.loc)
                   for i, fn in enumerate(host_fns))
     return FileModel(parsed.path, tuple(src.lines), tuple(models), tuple(f.spelling for f in device_fns),
                      tuple(launches), hosts, tuple(parsed.diagnostics) + tuple(too_deep), parsed.mode, tuple(notes))
