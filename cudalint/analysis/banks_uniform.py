@@ -51,10 +51,11 @@ def analyze_uniform(acc, loops, warps, base_env, warp_guard, lane_guard, lane_na
     if not warps:
         return None
     first_lane = {**base_env, **warps[0][1][0][1]}
-    if (counters & lane_names or not _names(acc.offset) <= first_lane.keys() | counters
+    offset_names = _names(acc.offset)
+    if (counters & lane_names or not offset_names <= first_lane.keys() | counters
             or any(_names(c) & counters for c in lane_guard) or not separable(acc.offset, lane_names, counters)):
         return None
-    iterations = _iterations(loops, first_lane, _names(acc.offset))
+    iterations = _iterations(loops, first_lane, offset_names)
     if iterations is None or iterations is NOT_ENUMERABLE:
         return iterations
     warp_checks = [_compiled(c) for c in warp_guard]

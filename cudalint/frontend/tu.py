@@ -124,14 +124,16 @@ def _build_model(parsed: Parsed, launches_only: bool, host_scope=None) -> FileMo
         else:
             host_fns.append(fn)
     launches, instantiations, host_calls = [], {}, []
-    for fn in host_fns + kernels + device_fns:
+    for i, fn in enumerate(host_fns + kernels + device_fns):
         folder = Folder(fn)
+        host = i < len(host_fns)
         names, allocates = set(), False
         for call, cases in _walk_calls(fn):
             if call.kind != K.CALL_EXPR:
                 allocates = True
                 continue
-            names.add(call.spelling)
+            if host:
+                names.add(call.spelling)
             launch = _launch(call, src, folder, cases)
             if launch is None:
                 continue
@@ -141,7 +143,8 @@ def _build_model(parsed: Parsed, launches_only: bool, host_scope=None) -> FileMo
                 tmpl = cx.specialized_template(inst)
                 if tmpl is not None:
                     instantiations.setdefault(tmpl.get_usr(), {})[inst.get_usr()] = inst
-        host_calls.append(HostCalls(fn.spelling, frozenset(names), allocates))
+        if host:
+            host_calls.append(HostCalls(fn.spelling, frozenset(names), allocates))
     if launches_only:
         return FileModel(parsed.path, tuple(src.lines), (), (), tuple(launches), (), tuple(parsed.diagnostics),
                          parsed.mode)
@@ -160,7 +163,7 @@ def _build_model(parsed: Parsed, launches_only: bool, host_scope=None) -> FileMo
             built = [replace(k, incomplete=True) for k in built]
             notes.append(f"kernel `{fn.spelling}`: parse errors inside its body, races and barriers not checked")
         models += built
-    read = host_scope(host_calls[:len(host_fns)]) if host_scope else range(len(host_fns))
+    read = host_scope(host_calls) if host_scope else range(len(host_fns))
     hosts = tuple(build_host_function(fn, src.loc, src.text) if i in read else declared_host_function(fn, src.loc)
                   for i, fn in enumerate(host_fns))
     return FileModel(parsed.path, tuple(src.lines), tuple(models), tuple(f.spelling for f in device_fns),
