@@ -373,6 +373,7 @@ def fresh_context() -> None:
     depend on the files a worker process analysed before (and so on the job count)."""
     z3.z3._main_ctx = None
     _terms.clear()
+    _answers.clear()
 
 
 def solver(ints: bool = False) -> z3.Solver:
@@ -466,7 +467,39 @@ FIRST_MS = 250
 
 
 def check(solver: z3.Solver, timeout_ms: int):
-    """'sat' with a model, 'unsat', or 'unknown' (timeouts included)."""
+    """'sat' with a model, 'unsat', or 'unknown' (timeouts included). A question the file asked
+    before, assertion for assertion, has the answer it had then (`_answers`)."""
+    asked, kept = _asked(solver)
+    known = _answers.get(asked)
+    if known is not None:
+        return known[:2]
+    status, model = _answer_of(solver, timeout_ms)
+    if status != "unknown":  # a timeout may not repeat: asked again, it is tried again
+        _answers[asked] = (status, model, kept)
+    return status, model
+
+
+# The questions of the file being analysed (fresh_context empties it), by the solver's kind and
+# its assertions' ids, with their answers. Two rules (or two template instantiations, or two
+# launches of one shape) often ask the same question: 1,087 of the HeCBench sample's 2,472 were
+# asked before in their file. The assertions are kept alive with the answer, so that no id
+# stands for another term later.
+_answers: dict = {}
+_vector_size = _unchecked(z3core.Z3_ast_vector_size)
+_vector_get = _unchecked(z3core.Z3_ast_vector_get)
+_ast_id = _unchecked(z3core.Z3_get_ast_id)
+
+
+def _asked(solver: z3.Solver) -> tuple:
+    """(a key for what `solver` holds, the vector of its assertions that keeps them alive)."""
+    ctx = solver.ctx
+    c = ctx.ref()
+    kept = z3.AstVector(z3core.Z3_solver_get_assertions(c, solver.solver), ctx)
+    v = kept.vector
+    return (type(solver), id(ctx), *(_ast_id(c, _vector_get(c, v, i)) for i in range(_vector_size(c, v)))), kept
+
+
+def _answer_of(solver: z3.Solver, timeout_ms: int):
     if timeout_ms <= FIRST_MS:
         return _check(solver, timeout_ms)
     start = time.monotonic()

@@ -136,3 +136,41 @@ def test_a_questions_timeout_is_set_once_before_its_facts(monkeypatch):
     assert made == [(("timeout", symbolic.FIRST_MS), 0)]
     symbolic._check(s, 700)  # another timeout is set as before
     assert made[-1] == (("timeout", 700), 2)
+
+
+def test_a_question_the_file_asked_before_has_the_answer_it_had_then(monkeypatch):
+    """Rules, template instantiations and launches of one shape ask many questions twice (1,087
+    of the HeCBench sample's 2,472): the solver runs once for each, per file."""
+    symbolic.fresh_context()
+    asked = []
+    real = symbolic._answer_of
+    monkeypatch.setattr(symbolic, "_answer_of", lambda s, ms: asked.append(len(s.assertions())) or real(s, ms))
+    x, y = z3.Int("x"), z3.Int("y")
+
+    def ask(*facts, ints=True):
+        s = solver(ints=ints)
+        symbolic.assert_all(s, facts)
+        return check(s, 2000)
+
+    status, model = ask(x > 3, x < 5)
+    assert (status, model[x].as_long()) == ("sat", 4) and asked == [2]
+    again = solver(ints=True)
+    again.add(x > 3, x < 5)  # made again, added through z3's own add()
+    assert check(again, 2000) == (status, model) and asked == [2]
+    assert ask(x > 3, x < 4) == ("unsat", None) and asked == [2, 2]
+    assert ask(x > 3, x < 5, y == x)[0] == "sat" and asked == [2, 2, 3]  # one more fact: another question
+    assert ask(x > 3)[0] == "sat" and asked == [2, 2, 3, 1]
+    symbolic.fresh_context()  # the next file: asked again
+    x = z3.Int("x")
+    assert ask(x > 3, x < 5)[0] == "sat" and asked[-1] == 2 and len(asked) == 5
+
+
+def test_a_question_that_timed_out_is_asked_again(monkeypatch):
+    symbolic.fresh_context()
+    answers = iter([("unknown", None), ("unsat", None)])
+    monkeypatch.setattr(symbolic, "_answer_of", lambda s, ms: next(answers))
+    x = z3.Int("x")
+    for expected in ("unknown", "unsat", "unsat"):
+        s = solver(ints=True)
+        symbolic.assert_all(s, [x > 3, x < 4])
+        assert check(s, 2000)[0] == expected

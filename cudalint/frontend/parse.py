@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import clang.cindex as ci
 
 from cudalint.diagnostics import Diagnostic
-from cudalint.frontend import clang as cx, prelude
+from cudalint.frontend import clang as cx, preamble, prelude
 from cudalint.frontend.depth import MAX_PARSE_NESTING, nesting
 from cudalint.frontend.flags import COMPAT_DIR, base_args, file_args, resolve_mode
 from cudalint.settings import Settings
@@ -99,22 +99,18 @@ def parse(path: str, settings: Settings) -> Parsed:
     mode, root = resolve_mode(settings)
     args = file_args(settings, path, mode, root)
     extra = gpuverify_args(text)  # after the prelude PCH, which must come first
-    opts = cx.KEEP_GOING
     unsaved = [(path, with_end_mark(text))]
     attempts = [args + extra] + ([base_args(mode, root) + extra] if base_args(mode, root) != args else [])
     pch = _pch_args(path, text, args, settings.include_dirs) if settings.pch else []
     if pch:
         attempts.insert(0, args + pch + extra)
-    tu = None
-    for attempt in attempts:
-        try:
-            tu = _index().parse(path, args=attempt, unsaved_files=unsaved, options=opts)
-        except ci.TranslationUnitLoadError:
-            continue
-        if "-include-pch" in attempt and _pch_rejected(tu):
+    tu, attempt = None, None
+    if preamble.bodies_skippable(path, text, settings.include_dirs):
+        tu, attempt = _first_parse(path, attempts, unsaved, cx.KEEP_GOING | preamble.SKIP_PREAMBLE_BODIES)
+        if tu is not None and _errors(tu):  # reported as the plain parse reports them
             tu = None
-            continue
-        break
+    if tu is None:
+        tu, attempt = _first_parse(path, attempts, unsaved, cx.KEEP_GOING)
     if tu is None:
         diags.append(Diagnostic(path, 0, 0, "error", "libclang could not parse this file at all "
                                 f"(flags: {' '.join(args)})"))
@@ -172,6 +168,24 @@ def within_text(line: int, column: int, text: str) -> tuple[int, int]:
     (columns in bytes, as libclang's)."""
     end = (text.count("\n") + 1, len(text[text.rfind("\n") + 1:].encode()) + 1)
     return min((line, column), end)
+
+
+def _first_parse(path: str, attempts: list, unsaved: list, opts: int):
+    """(the unit, the flags) of the first of `attempts` libclang parses (and whose prelude PCH it
+    takes); (None, None) where none."""
+    for attempt in attempts:
+        try:
+            tu = _index().parse(path, args=attempt, unsaved_files=unsaved, options=opts)
+        except ci.TranslationUnitLoadError:
+            continue
+        if "-include-pch" in attempt and _pch_rejected(tu):
+            continue
+        return tu, attempt
+    return None, None
+
+
+def _errors(tu) -> bool:
+    return any(d.severity >= ci.Diagnostic.Error and not is_end_mark(d) for d in tu.diagnostics)
 
 
 def _pch_rejected(tu) -> bool:
