@@ -583,6 +583,8 @@ def minimize(solver: z3.Solver, terms, model, timeout_ms: int):
     """A model in which each of `terms` (non-negative quantities such as thread ids), in order,
     is as small as a binary search finds, earlier ones held: witnesses are then the first
     threads, and the same from run to run. On hard queries the witness is merely less tidy."""
+    if isinstance(solver, BvSolver):
+        solver = _incremental_copy(solver)
     start = _rlimit_used(solver)
     within = lambda: _rlimit_used(solver) - start < MINIMIZE_RLIMIT  # noqa: E731
     solver.push()
@@ -594,6 +596,15 @@ def minimize(solver: z3.Solver, terms, model, timeout_ms: int):
         solver.set("rlimit", 0)
         solver.pop()
     return model
+
+
+def _incremental_copy(solver: z3.Solver) -> z3.Solver:
+    """z3's incremental solver with the question of a tactic solver, to narrow a bit-vector
+    witness on: the tactic solver bit-blasts the whole question again at each step (logic-rewrite:
+    24 ms a step, 0.74 s a witness), the incremental one keeps what it learnt (0.28 s)."""
+    other = z3.Solver(ctx=solver.ctx)
+    other.add(solver.assertions())
+    return other
 
 
 def _rlimit_used(solver: z3.Solver) -> int:
