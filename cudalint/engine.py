@@ -21,6 +21,9 @@ if TYPE_CHECKING:  # the model and the analyses load where files are analysed, n
     from cudalint.model import FileModel
 
 
+WORK_CAP = "work cap reached"  # a FileContext.skipped reason: a larger --file-budget would not help
+
+
 @dataclass
 class FileContext:
     """What a rule sees: the file's model, the settings, and a cache analyses share."""
@@ -44,6 +47,10 @@ class FileContext:
 
     def out_of_time(self) -> bool:
         return time.monotonic() > self.deadline
+
+    def capped(self, what: str, how: str) -> None:
+        """`what` was checked only in part: a cap on work (not on time) stopped it, `how`."""
+        self.skipped.append((what, f"{WORK_CAP}: {how}"))
 
 
 @dataclass
@@ -133,7 +140,6 @@ def _pickled(model) -> bytes | None:
 
 def _check_model(path: str, model, settings: Settings, start: float, includes, phases: list, facts,
                  guessed) -> FileResult:
-    from cudalint.analysis.races import PAIR_CAP
     from cudalint.symbolic import fresh_context
     fresh_context()
     ctx = FileContext(model, settings, start + settings.file_budget_s)
@@ -149,10 +155,10 @@ def _check_model(path: str, model, settings: Settings, start: float, includes, p
         phases.append((rule.code, time.monotonic() - t))
     if any("file time budget" in why for _, why in ctx.skipped):
         diags.append(budget_diagnostic(path, settings.file_budget_s, "some checks were skipped"))
-    capped = [(what, why) for what, why in ctx.skipped if why.startswith(PAIR_CAP)]
-    if capped:  # a cap on work, not on time: a larger --file-budget would not help
+    capped = [(what, why) for what, why in ctx.skipped if why.startswith(WORK_CAP)]
+    if capped:
         what, why = capped[0]
-        diags.append(Diagnostic(path, 0, 0, "error", f"{what}: {why.removeprefix(PAIR_CAP + ': ')}; the rest "
+        diags.append(Diagnostic(path, 0, 0, "error", f"{what}: {why.removeprefix(WORK_CAP + ': ')}; the rest "
                                 "were not checked", "limit"))
     findings = _first_per_place(sorted(set(findings), key=Finding.sort_key))
     notes = list(model.notes) + [f"{what}: {why}" for what, why in ctx.skipped]

@@ -331,6 +331,56 @@ def test_path_budget_is_bounded(tmp_path, monkeypatch):
     assert r.truncated
 
 
+def test_a_walk_cut_short_is_reported_and_the_file_not_called_checked(tmp_path):
+    """Correlated flags (each tested twice, nothing assigned between) keep 2^16 paths apart:
+    past MAX_STEPS the walk stops, and the file says so (it was called clean before)."""
+    from cudalint.engine import analyze_file
+    flags = ", ".join(f"bool f{i}" for i in range(16))
+    ifs = "\n".join(f"  if (f{i}) puts(\"{i}\");" for i in range(16))
+    src = tmp_path / "flags.cu"
+    src.write_text(PRELUDE + f"void f({flags}) {{\n  float* d;\n  cudaMalloc(&d, 4);\n{ifs}\n{ifs}\n  cudaFree(d);\n}}\n")
+    result = analyze_file(str(src), Settings(cuda_mode="shim"))
+    assert [(d.severity, d.kind, d.message) for d in result.diagnostics] == [
+        ("error", "limit", f"host function `f`: stopped after {hostflow.MAX_STEPS} steps along its paths; "
+                           "the rest were not checked")]
+
+
+def test_a_path_follows_at_most_max_failures_failed_calls(tmp_path):
+    """A check that reports and carries on forks every call it wraps (mergeVS: 2^20 paths, the
+    walk stopped at MAX_STEPS and the file was called checked); a path with one failed call
+    still finds what error handling gets wrong."""
+    checked = "\n".join(f"  if (cudaMalloc(&b{i}, 4) != cudaSuccess) puts(\"b{i}\");" for i in range(16))
+    frees = "\n".join(f"  if (cudaFree(b{i}) != cudaSuccess) puts(\"b{i}\");" for i in range(16))
+    r, base = run(tmp_path, f"""
+    void f() {{
+      float* scratch;
+      cudaMalloc(&scratch, 4);
+      float* b[16];
+      if (cudaMalloc(&b[0], 4) != cudaSuccess) cudaFree(scratch);
+    """ + "\n".join(f"  float* b{i};" for i in range(16)) + "\n" + checked + "\n" + frees + """
+      cudaFree(scratch);
+    }""")
+    assert not r.truncated
+    assert [(d.second_loc.line - base) for d in r.double_frees] == [7 + 16 * 3]
+
+
+def test_a_variable_no_branch_tests_as_a_status_keeps_no_paths_apart(tmp_path):
+    """`k = atof(argv[1])` on one path and not another once made two states (aop: 2^7 of them
+    at each node, past MAX_STEPS): what a call returned matters only to a status test."""
+    opts = "\n".join(f"  if (argc > {i}) k{i} = atof(argv[{i}]);" for i in range(1, 18))
+    r, base = run(tmp_path, """
+    double atof(const char*);
+    int f(int argc, char** argv) {
+    """ + "\n".join(f"  double k{i} = 1.0;" for i in range(1, 18)) + "\n" + opts + """
+      float* d;
+      cudaError_t err = cudaMalloc(&d, 4);
+      if (err != cudaSuccess) return 1;
+      return 0;
+    }""")
+    assert not r.truncated
+    assert lines(r.leaks, "exit_loc", base) == [3 + 17 + 17 + 4]
+
+
 def test_leaks_at_the_end_of_main_can_be_turned_off(tmp_path):
     from cudalint.engine import analyze_file
     src = tmp_path / "m.cu"

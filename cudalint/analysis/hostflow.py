@@ -6,9 +6,10 @@ holds which allocation, each allocation's status, which `cudaError_t` variable h
 result, which host buffers an async copy or kernel may still be writing, and the values of
 side-effect-free conditions already decided on this path. Equal states at a node are merged, so
 loops run as many times as it takes for their state to repeat (0, 1, 2, …) and the exploration
-is finite; a step budget bounds it anyway. What a path's state holds, and what binding,
-handing on and releasing an allocation do to it, is `hoststate`; this module walks the graph and
-says what each event means.
+is finite; a step budget bounds it anyway (a walk cut short leaves its file reported not fully
+checked), and a path goes through at most MAX_FAILURES failed calls. What a path's state holds,
+and what binding, handing on and releasing an allocation do to it, is `hoststate`; this module
+walks the graph and says what each event means.
 
 Statuses: live (the function must release it), freed, escaped (handed on: returned, stored in a
 member/global/container, given to a function cudalint cannot see), out (allocated straight into
@@ -39,6 +40,12 @@ from cudalint.analysis.hoststate import Ownership, PathState
 from cudalint.host_model import stream_text
 
 MAX_STEPS = 40000
+# A path is followed through at most this many failed calls. A check that reports a failure and
+# carries on forks the walk at each call it wraps, into paths that never meet again (the buffer
+# is held on one and not on the other): mergeVS's 20 checked allocations and releases made 2^20
+# paths, and the walk stopped at MAX_STEPS. The bugs of error handling (a leak on an early
+# return, a buffer freed in the handler and again later) show on a path where one call failed.
+MAX_FAILURES = 1
 
 
 class _Flow(Ownership):
@@ -48,12 +55,14 @@ class _Flow(Ownership):
         self.summary_of = summary_of or (lambda call: None)
         self.leaks_in_main = leaks_in_main
         self.calls = {}
+        self.status_vars = frozenset()  # the variables a branch tests as a call's status (run)
         self.returned = {}  # call id -> (kind, alloc text) of a helper that returns an allocation
 
     def run(self, g, entry):
         for e in g.ev:
             if isinstance(e, H.Call):
                 self.calls[e.id] = e
+        self.status_vars = _status_vars(g)
         with _collector_paused():
             self.walk(g, entry)
         return self.out
@@ -131,6 +140,8 @@ class _Flow(Ownership):
             cid = subject[1]
             call = self.calls.get(cid)
             if dec.sense == "fail" and call is not None:
+                if len(s.fails) >= MAX_FAILURES:
+                    return None
                 # `cudaMalloc(&a); if (cudaGetLastError() != cudaSuccess)`: the allocation failed
                 failed = {cid, s.last_call} if call.name in LAST_ERROR else {cid}
                 for site in [x for x in s.allocs if x in failed or (isinstance(x, tuple) and x[:2] == ("sum", cid))]:
@@ -301,12 +312,15 @@ class _Flow(Ownership):
         else:
             by = None if v.root == t.name else "an assignment"
             self.bind(st, t.name, site, a.loc, by, decl=a.decl)
-        if v.kind == "call" and v.call_id is not None:
-            st.results[t.name] = v.call_id
-        elif v.kind == "var" and v.name in st.results:
-            st.results[t.name] = st.results[v.name]
-        else:
-            st.results.pop(t.name, None)
+        # only a status test reads which call a variable holds the result of: `k = atof(argv[1])`
+        # on one path and not on another does not keep the paths apart
+        if t.name in self.status_vars:
+            if v.kind == "call" and v.call_id is not None:
+                st.results[t.name] = v.call_id
+            elif v.kind == "var" and v.name in st.results:
+                st.results[t.name] = st.results[v.name]
+            else:
+                st.results.pop(t.name, None)
         _forget(st, t.name)
         constant = _CONSTANT.fullmatch(v.text.strip())
         if local and constant:  # a flag: `owned = 0` decides `if (owned)`
@@ -320,6 +334,14 @@ def _fails_first(edge) -> bool:
     """Sort key that puts the edges where a call fails before the others on the stack."""
     dec = edge[1]
     return not (dec is not None and dec.sense == "fail")
+
+
+def _status_vars(g) -> frozenset:
+    """The variables some branch of the graph tests as the status of the call they hold
+    (`if (err != cudaSuccess)`): only those need the call they hold (PathState.results)."""
+    return frozenset(dec.test.subject[1] for edges in g.edges for _, dec in edges
+                     if dec is not None and dec.test is not None and dec.test.kind == "status"
+                     and dec.test.subject[0] == "var")
 
 
 def _tested_ahead(g) -> list:
@@ -478,8 +500,12 @@ def analyze_file(ctx):
     def compute():
         writes = _launch_writes(ctx.model)
         leaks_in_main = ctx.settings.host_leaks_at_exit
-        return S.analyze_all(ctx.model.host_functions, lambda fn, summary_of: analyze(
+        results = S.analyze_all(ctx.model.host_functions, lambda fn, summary_of: analyze(
             fn, writes, summary_of, leaks_in_main))
+        for fn, res in results:
+            if res.truncated:  # its paths past the cap were not walked: the file is not fully checked
+                ctx.capped(f"host function `{fn.name}`", f"stopped after {MAX_STEPS} steps along its paths")
+        return results
     return ctx.shared("hostflow", compute)
 
 

@@ -24,7 +24,6 @@ from cudalint.symbolic import (NeedsBitVectors, all_of, any_of, as_bool, assert_
                                relation, solver, to_z3, value, variable)
 
 MAX_PAIRS = 600  # per kernel; the rest is skipped (and the file reported not fully checked)
-PAIR_CAP = "pair budget spent"
 
 
 @dataclass(frozen=True)
@@ -130,9 +129,11 @@ def _search(ctx, kernel: Kernel, pairs: list, found: dict, budget: int) -> int:
         if (space, a.loc.line) in found and (space, b.loc.line) in found:
             continue  # whichever executes second, its line has its race already
         budget -= 1
-        if budget < 0 or ctx.out_of_time():
-            why = f"{PAIR_CAP}: stopped after {MAX_PAIRS} pairs of accesses" if budget < 0 else "file time budget spent"
-            ctx.skipped.append((f"races in {kernel.name}", why))
+        if budget < 0:
+            ctx.capped(f"races in {kernel.name}", f"stopped after {MAX_PAIRS} pairs of accesses")
+            return budget
+        if ctx.out_of_time():
+            ctx.skipped.append((f"races in {kernel.name}", "file time budget spent"))
             return budget
         for shapes in sets:
             race = shapes.under_every(lambda g: _check_pair(kernel, i, j, g, (block_iv, warp_iv, grid_iv),
