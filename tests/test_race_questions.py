@@ -52,3 +52,37 @@ def test_a_race_is_narrowed_to_its_first_threads_only_when_told(monkeypatch):
         result = analyze_file(str(FIXTURE.parent / name), Settings(cuda_mode="shim"))
         assert [(f.rule, f.line) for f in result.findings if f.rule in ("CUDA201", "CUDA202", "CUDA203")] == told
         assert len(narrowed) == 1
+
+
+def test_two_launches_of_one_shape_ask_each_question_once(tmp_path, monkeypatch):
+    """Two kernels share a helper (its shared-memory accesses are the same in both) and are
+    launched with one shape at two lines: the geometries differ in whence they come alone, the
+    solver sees one, so each question is built once (hungarian's calc_min_in_rows and _cols)."""
+    src = tmp_path / "twice.cu"
+    src.write_text("""\
+__device__ void rotate(float* a, int i) {
+  __shared__ float s[128];
+  s[threadIdx.x] = 1.0f;
+  a[i] = s[(threadIdx.x + 1) % 128];
+}
+__global__ void rows(float* a) {
+  rotate(a, blockIdx.x * 128 + threadIdx.x);
+}
+__global__ void cols(float* a) {
+  rotate(a, blockIdx.x * 128 + threadIdx.x);
+}
+
+void run(float* a, float* b) {
+  rows<<<4, 128>>>(a);
+  cols<<<4, 128>>>(b);
+}
+""")
+    built = []
+    query = races._build_query
+    monkeypatch.setattr(races, "_build_query", lambda kernel, p, geom, mode, *rest: built.append((kernel.name, mode))
+                        or query(kernel, p, geom, mode, *rest))
+    result = analyze_file(str(src), Settings(cuda_mode="shim"))
+    assert [(f.rule, f.line) for f in result.findings] == [("CUDA201", 4)]
+    assert "from the launch at line 14" in result.findings[0].message
+    # cols, launched at line 15 with that shape, asks nothing of `s` again (`a` is its own)
+    assert {k for k, mode in built if mode in ("threads", "block", "warp")} == {"rows"}

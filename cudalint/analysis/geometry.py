@@ -28,6 +28,12 @@ class Geometry:
     args: tuple = ()  # (parameter name, value): the integer arguments the launch fixes
     launch_line: int | None = None  # the line of the launch in this file it comes from
 
+    def as_solved(self) -> "Geometry":
+        """What the solver is told of this geometry (its threads, grid and arguments), not whence
+        it comes: two launches of one shape ask the same questions (a third of the HeCBench
+        sample's repeated race questions differed in the launch line alone)."""
+        return replace(self, source="", tried=False, alternatives=(), launch_line=None)
+
     def properties(self) -> tuple:
         """Typed facts of the geometry for findings: the block and grid used, and whence."""
         out = (("shape_source", "guessed" if self.tried else self.source),)

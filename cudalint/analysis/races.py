@@ -269,13 +269,13 @@ def _check_pair(kernel, i, j, geom, intervals, timeout, ctx, memo):
 
 def _solve(kernel, p: Pairing, geom, mode, timeout, ctx, memo, known=frozenset()):
     """_solve_pair, once per file for each question: template instantiations often repeat
-    the same accesses, and the answer is then the same."""
+    the same accesses, and launches the same shape; the answer is then the same."""
     first, second = kernel.events[p.first], kernel.events[p.second]
     race = ctx.shared(_question(kernel, p, geom, mode),
                       lambda: _solve_pair(kernel, p, geom, mode, timeout, ctx, memo, known))
-    if race is None or race.kernel == kernel.name:
+    if race is None or (race.kernel, race.geometry) == (kernel.name, geom):
         return race
-    return replace(race, first=first, second=second, wrap_loop=p.wrap_loop, kernel=kernel.name)
+    return replace(race, first=first, second=second, wrap_loop=p.wrap_loop, kernel=kernel.name, geometry=geom)
 
 
 def _launch_rounds(kernel, p: Pairing, geom, timeout, ctx, memo) -> frozenset | None:
@@ -314,7 +314,7 @@ def _question(kernel, p: Pairing, geom, mode) -> tuple:
     first, second = kernel.events[p.first], kernel.events[p.second]
     shape = lambda lid: _loop_shape(kernel, lid)  # noqa: E731
     return ("race-question", _signature(kernel, first), _signature(kernel, second),
-            tuple((shape(lid), how) for lid, how in p.iterations), shape(p.wrap_loop), geom, mode)
+            tuple((shape(lid), how) for lid, how in p.iterations), shape(p.wrap_loop), geom.as_solved(), mode)
 
 
 def _signature(kernel, acc: Access):
