@@ -187,3 +187,24 @@ int host_reference(const int* d, int n, unsigned cap) {
 def test_host_code_calls_the_global_min_and_max_as_nvcc_allows(tmp_path):
     """nvcc declares min/max for the host too; clang's CUDA headers only for the device."""
     _in_both_modes(tmp_path, "minmax.cu", HOST_MINMAX)
+
+
+def test_a_builtins_axis_behind_a_macro_is_read_where_it_is_spelled(tmp_path, monkeypatch):
+    """The toolkit's `blockIdx.y` is a property with no name of its own: its axis is read where
+    it is written, inside the macro's definition (it was read from the macro's use, as
+    blockIdx.x), without reading the macro expansion's whole range of tokens (thousands in
+    logic-rewrite)."""
+    import clang.cindex as ci
+
+    from cudalint.frontend.parse import parse
+    from cudalint.frontend.tu import build_model
+    src = tmp_path / "k.cu"
+    src.write_text("#define TID (blockIdx.y * blockDim.y + threadIdx.x)\n"
+                   "__global__ void k(float* p) { p[TID] = blockDim.z; }\n")
+    wide = []
+    real = ci.Cursor.get_tokens
+    monkeypatch.setattr(ci.Cursor, "get_tokens", lambda c: wide.append(c) or real(c))
+    for mode in ("shim", "toolkit"):
+        (kernel,) = build_model(parse(str(src), Settings(cuda_mode=mode))).kernels
+        assert sorted(kernel.builtins_read) == ["blockDim.y", "blockDim.z", "blockIdx.y", "threadIdx.x"], mode
+    assert wide == []

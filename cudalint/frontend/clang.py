@@ -184,9 +184,9 @@ def lib():
         _bind("clang_Location_isFromMainFile", [ci.SourceLocation], ctypes.c_int)
         _bind("clang_getUnaryOperatorKindSpelling", [ctypes.c_int], ci._CXString)
         p = ctypes.POINTER
-        _bind("clang_getFileLocation",
-              [ci.SourceLocation, p(ctypes.c_void_p), p(ctypes.c_uint), p(ctypes.c_uint),
-               p(ctypes.c_uint)], None)
+        for located in ("clang_getFileLocation", "clang_getSpellingLocation"):
+            _bind(located, [ci.SourceLocation, p(ctypes.c_void_p), p(ctypes.c_uint), p(ctypes.c_uint),
+                            p(ctypes.c_uint)], None)
     return _lib
 
 
@@ -352,6 +352,21 @@ def file_position(loc: ci.SourceLocation) -> tuple[str | None, int, int]:
 # clang_getFileLocation's out-parameters, made once (a model asks a hundred thousand positions)
 _POSITION = (ctypes.c_void_p(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint())
 _POSITION_REFS = tuple(ctypes.byref(x) for x in _POSITION)
+
+
+def spelled(loc: ci.SourceLocation, length: int = 64) -> str:
+    """Up to `length` bytes of source text from where the token at `loc` is spelled: inside a
+    macro's definition for a token of its body (`#define ROW (blockIdx.y * blockDim.y + ...)`),
+    where file_position gives the macro's use. "" where that is no file's text (a pasted token)."""
+    lib()
+    _lib.clang_getSpellingLocation(loc, *_POSITION_REFS)
+    path, offset = file_name(_POSITION[0].value), _POSITION[3].value
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            return fh.read(length).decode("utf-8", errors="replace")
+    except (OSError, TypeError):
+        return ""
 
 
 def file_name(handle) -> str | None:

@@ -7,7 +7,7 @@ import re
 import weakref
 from dataclasses import replace
 
-from cudalint.frontend.clang import CursorKind as K, TypeKind as T, const_int, is_virtual_base, operator, tokens
+from cudalint.frontend.clang import CursorKind as K, TypeKind as T, const_int, is_virtual_base, operator, spelled, tokens
 from cudalint.frontend.values import (AXES, BUILTIN_SCOPES, _PASS, Ptr, StructRef, _align, _counted, _memory_scalar,
                                       _scope, _size, _strip, add, forget_fields, has_attr, local_field, mul, negate,
                                       referenced_field)
@@ -21,10 +21,19 @@ def _is_function(t) -> bool:
     return t.get_canonical().kind in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO)
 
 
+_MEMBER = re.compile(r"\w+\s*\.\s*(\w+)")
+
+
 def _builtin_field(c) -> str:
-    """x/y/z of `blockDim.x` where the toolkit's headers make it a property with no spelling;
-    inside a macro argument the range's tokens are the macro's, the cursor's own are right."""
-    for words in (tokens(c), [t.spelling for t in c.get_tokens()]):
+    """x/y/z of `blockDim.x` where the toolkit's headers make it a property with no spelling:
+    the text where it is spelled (inside a macro's definition too: `#define ROW (blockIdx.y * ...`
+    read as blockIdx.x before); else, inside a macro argument the range's tokens are the macro's,
+    the cursor's own are right."""
+    written = _MEMBER.match(spelled(c.location))
+    if written and written.group(1) in ("x", "y", "z"):
+        return written.group(1)
+    for read in (lambda: tokens(c), lambda: [t.spelling for t in c.get_tokens()]):  # the second only if needed
+        words = read()  # (inside a long macro expansion, the range's tokens run to thousands)
         if words and words[-1] in ("x", "y", "z"):
             return words[-1]
         if len(words) == 1:  # an object-like macro (`#define tidy threadIdx.y`): its definition's
