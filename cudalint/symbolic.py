@@ -517,11 +517,7 @@ def _incremental(solver: z3.Solver) -> z3.Solver:
     """For an integer query, z3's default (incremental) solver on it: its search differs from the
     tactic solver's and settles some queries that one does not (1 of 11,000 on 272 HeCBench
     files)."""
-    if not isinstance(solver, IntSolver):
-        return solver
-    other = z3.Solver(ctx=solver.ctx)
-    other.add(solver.assertions())
-    return other
+    return _incremental_copy(solver) if isinstance(solver, IntSolver) else solver
 
 
 def _second_try(solver: z3.Solver, timeout_ms: int):
@@ -599,9 +595,10 @@ def minimize(solver: z3.Solver, terms, model, timeout_ms: int):
 
 
 def _incremental_copy(solver: z3.Solver) -> z3.Solver:
-    """z3's incremental solver with the question of a tactic solver, to narrow a bit-vector
-    witness on: the tactic solver bit-blasts the whole question again at each step (logic-rewrite:
-    24 ms a step, 0.74 s a witness), the incremental one keeps what it learnt (0.28 s)."""
+    """z3's default (incremental) solver holding the question of a tactic solver. minimize narrows
+    a bit-vector witness on it: the tactic solver bit-blasts the whole question again at each
+    step (logic-rewrite: 24 ms a step, 0.74 s a witness), the incremental one keeps what it
+    learnt (0.28 s)."""
     other = z3.Solver(ctx=solver.ctx)
     other.add(solver.assertions())
     return other

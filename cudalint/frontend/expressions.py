@@ -21,7 +21,7 @@ def _is_function(t) -> bool:
     return t.get_canonical().kind in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO)
 
 
-_MEMBER = re.compile(r"\w+\s*\.\s*(\w+)")
+_MEMBER = re.compile(r"(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*([xyz])\b")
 
 
 def _builtin_field(c) -> str:
@@ -29,8 +29,8 @@ def _builtin_field(c) -> str:
     the text where it is spelled (inside a macro's definition too: `#define ROW (blockIdx.y * ...`
     read as blockIdx.x before); else, inside a macro argument the range's tokens are the macro's,
     the cursor's own are right."""
-    written = _MEMBER.match(spelled(c.location))
-    if written and written.group(1) in ("x", "y", "z"):
+    written = _MEMBER.match(spelled(c.location))  # a builtin's name there, or the text is not the parse's
+    if written:
         return written.group(1)
     for read in (lambda: tokens(c), lambda: [t.spelling for t in c.get_tokens()]):  # the second only if needed
         words = read()  # (inside a long macro expansion, the range's tokens run to thousands)
