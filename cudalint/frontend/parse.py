@@ -107,7 +107,7 @@ def parse(path: str, settings: Settings) -> Parsed:
     tu, attempt = None, None
     if preamble.bodies_skippable(path, text, settings.include_dirs):
         tu, attempt = _first_parse(path, attempts, unsaved, cx.KEEP_GOING | preamble.SKIP_PREAMBLE_BODIES)
-        if tu is not None and _errors(tu):  # reported as the plain parse reports them
+        if tu is not None and any(map(_reported, tu.diagnostics)):  # reported as the plain parse reports them
             tu = None
     if tu is None:
         tu, attempt = _first_parse(path, attempts, unsaved, cx.KEEP_GOING)
@@ -184,8 +184,9 @@ def _first_parse(path: str, attempts: list, unsaved: list, opts: int):
     return None, None
 
 
-def _errors(tu) -> bool:
-    return any(d.severity >= ci.Diagnostic.Error and not is_end_mark(d) for d in tu.diagnostics)
+def _reported(d) -> bool:
+    """A diagnostic of the parse the file's result carries: an error, not the end mark."""
+    return d.severity >= ci.Diagnostic.Error and not is_end_mark(d)
 
 
 def _pch_rejected(tu) -> bool:
@@ -197,7 +198,7 @@ def _diagnostics(tu, path, text) -> list[Diagnostic]:
     out = []
     own = {path: True}  # a file name as clang gives it -> whether it is this file (realpath is slow)
     for d in tu.diagnostics:
-        if d.severity < ci.Diagnostic.Error or is_end_mark(d):
+        if not _reported(d):
             continue
         loc = d.location
         if loc.file is None:
